@@ -1,0 +1,157 @@
+package io.steward.operator.runtime;
+
+import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.informer.ResourceEventHandler;
+import io.kubernetes.client.informer.SharedIndexInformer;
+import io.kubernetes.client.informer.SharedInformerFactory;
+import io.kubernetes.client.informer.cache.Lister;
+import io.kubernetes.client.openapi.apis.AppsV1Api;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.apis.CustomObjectsApi;
+import io.kubernetes.client.openapi.models.V1Deployment;
+import io.kubernetes.client.openapi.models.V1DeploymentList;
+import io.kubernetes.client.openapi.models.V1Service;
+import io.kubernetes.client.openapi.models.V1ServiceList;
+import io.kubernetes.client.util.CallGeneratorParams;
+import io.steward.operator.webapp.WebAppLabels;
+import io.steward.operator.webapp.api.WebApp;
+import io.steward.operator.webapp.api.WebAppList;
+import io.steward.operator.webapp.reconcile.ObjectCache;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import okhttp3.Call;
+
+/**
+ * The informers Steward reads from: WebApps, and the Deployments and Services that carry Steward's
+ * label (the selector keeps the caches to what Steward owns). One set per watched namespace, or one
+ * cluster-wide set; each set lives in its own {@link SharedInformerFactory}, because a factory holds
+ * one informer per type. They run on every replica, so a standby is warm when it becomes leader.
+ */
+public final class InformerCaches {
+  private static final String ALL_NAMESPACES = "";
+
+  /** The informers of one namespace (or of all, when {@code namespace} is empty). */
+  private record Scope(String namespace, SharedInformerFactory factory, SharedIndexInformer<WebApp> webApps,
+      SharedIndexInformer<V1Deployment> deployments, SharedIndexInformer<V1Service> services) {}
+
+  private final Map<String, Scope> scopes = new LinkedHashMap<>();
+
+  public InformerCaches(SharedInformerFactory primary, OperatorClients clients, List<String> namespaces,
+      Duration resyncPeriod) {
+    List<String> wanted = namespaces.isEmpty() ? List.of(ALL_NAMESPACES) : List.copyOf(namespaces);
+    CustomObjectsApi custom = new CustomObjectsApi(clients.watches());
+    AppsV1Api apps = new AppsV1Api(clients.watches());
+    CoreV1Api core = new CoreV1Api(clients.watches());
+    for (String ns : wanted) {
+      SharedInformerFactory factory = scopes.isEmpty() ? primary : new SharedInformerFactory(clients.watches());
+      boolean all = ns.equals(ALL_NAMESPACES);
+      SharedIndexInformer<WebApp> webApps = factory.sharedIndexInformerFor(params -> all
+              ? watchable(custom.listClusterCustomObject(WebApp.GROUP, WebApp.VERSION, WebApp.PLURAL), params)
+              : watchable(custom.listNamespacedCustomObject(WebApp.GROUP, WebApp.VERSION, ns, WebApp.PLURAL), params),
+          WebApp.class, WebAppList.class, resyncPeriod.toMillis());
+      SharedIndexInformer<V1Deployment> deployments = factory.sharedIndexInformerFor(params -> all
+              ? apps.listDeploymentForAllNamespaces().labelSelector(WebAppLabels.OWNED_SELECTOR)
+                  .resourceVersion(params.resourceVersion).timeoutSeconds(params.timeoutSeconds)
+                  .watch(params.watch).allowWatchBookmarks(true).buildCall(null)
+              : apps.listNamespacedDeployment(ns).labelSelector(WebAppLabels.OWNED_SELECTOR)
+                  .resourceVersion(params.resourceVersion).timeoutSeconds(params.timeoutSeconds)
+                  .watch(params.watch).allowWatchBookmarks(true).buildCall(null),
+          V1Deployment.class, V1DeploymentList.class);
+      SharedIndexInformer<V1Service> services = factory.sharedIndexInformerFor(params -> all
+              ? core.listServiceForAllNamespaces().labelSelector(WebAppLabels.OWNED_SELECTOR)
+                  .resourceVersion(params.resourceVersion).timeoutSeconds(params.timeoutSeconds)
+                  .watch(params.watch).allowWatchBookmarks(true).buildCall(null)
+              : core.listNamespacedService(ns).labelSelector(WebAppLabels.OWNED_SELECTOR)
+                  .resourceVersion(params.resourceVersion).timeoutSeconds(params.timeoutSeconds)
+                  .watch(params.watch).allowWatchBookmarks(true).buildCall(null),
+          V1Service.class, V1ServiceList.class);
+      scopes.put(ns, new Scope(ns, factory, webApps, deployments, services));
+    }
+  }
+
+  private static Call watchable(CustomObjectsApi.APIlistClusterCustomObjectRequest request, CallGeneratorParams params)
+      throws io.kubernetes.client.openapi.ApiException {
+    return request.resourceVersion(params.resourceVersion).timeoutSeconds(params.timeoutSeconds)
+        .watch(params.watch).allowWatchBookmarks(true).buildCall(null);
+  }
+
+  private static Call watchable(CustomObjectsApi.APIlistNamespacedCustomObjectRequest request, CallGeneratorParams params)
+      throws io.kubernetes.client.openapi.ApiException {
+    return request.resourceVersion(params.resourceVersion).timeoutSeconds(params.timeoutSeconds)
+        .watch(params.watch).allowWatchBookmarks(true).buildCall(null);
+  }
+
+  public void addHandlers(ResourceEventHandler<WebApp> webApps, ResourceEventHandler<V1Deployment> deployments,
+      ResourceEventHandler<V1Service> services, Duration webAppResync) {
+    for (Scope scope : scopes.values()) {
+      scope.webApps().addEventHandlerWithResyncPeriod(webApps, webAppResync.toMillis());
+      scope.deployments().addEventHandler(deployments);
+      scope.services().addEventHandler(services);
+    }
+  }
+
+  public ObjectCache<WebApp> webApps() {
+    return cache(Scope::webApps);
+  }
+
+  public ObjectCache<V1Deployment> deployments() {
+    return cache(Scope::deployments);
+  }
+
+  public ObjectCache<V1Service> services() {
+    return cache(Scope::services);
+  }
+
+  private <T extends KubernetesObject> ObjectCache<T> cache(Function<Scope, SharedIndexInformer<T>> informer) {
+    Map<String, Lister<T>> listers = new LinkedHashMap<>();
+    scopes.forEach((ns, scope) -> listers.put(ns, new Lister<>(informer.apply(scope).getIndexer())));
+    Lister<T> all = listers.get(ALL_NAMESPACES);
+    return (namespace, name) -> {
+      Lister<T> lister = all != null ? all : listers.get(namespace);
+      return lister == null ? null : lister.namespace(namespace).get(name);
+    };
+  }
+
+  /** Number of WebApps in the caches. */
+  public int webAppCount() {
+    return scopes.values().stream().mapToInt(s -> s.webApps().getIndexer().list().size()).sum();
+  }
+
+  public boolean hasSynced() {
+    return unsynced().isEmpty();
+  }
+
+  /** Informers that have not completed their first list, for health details. */
+  public List<String> unsynced() {
+    List<String> result = new ArrayList<>();
+    for (Scope scope : scopes.values()) {
+      String where = scope.namespace().isEmpty() ? "all namespaces" : "namespace " + scope.namespace();
+      if (!scope.webApps().hasSynced()) {
+        result.add("webapps in " + where);
+      }
+      if (!scope.deployments().hasSynced()) {
+        result.add("deployments in " + where);
+      }
+      if (!scope.services().hasSynced()) {
+        result.add("services in " + where);
+      }
+    }
+    return result;
+  }
+
+  public List<String> namespaces() {
+    return scopes.keySet().stream().map(ns -> ns.isEmpty() ? "*" : ns).toList();
+  }
+
+  public void start() {
+    scopes.values().forEach(scope -> scope.factory().startAllRegisteredInformers());
+  }
+
+  public void stop() {
+    scopes.values().forEach(scope -> scope.factory().stopAllRegisteredInformers());
+  }
+}

@@ -1,0 +1,49 @@
+package io.steward.operator.runtime;
+
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.auth.ApiKeyAuth;
+import io.kubernetes.client.openapi.auth.Authentication;
+import java.time.Duration;
+
+/**
+ * The two API clients Steward uses, made from the one {@link ApiClient} bean: {@code requests}
+ * for reads and writes (bounded timeouts, so a hung connection cannot stall a worker forever) and
+ * {@code watches} for informers (no read timeout: a watch is a long-lived stream). Both send the
+ * replica's User-Agent.
+ */
+public final class OperatorClients {
+  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+  static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+  private final ApiClient requests;
+  private final ApiClient watches;
+
+  public OperatorClients(ApiClient configured, OperatorIdentity identity) {
+    this.requests = configured;
+    requests.setUserAgent(identity.userAgent());
+    requests.setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
+    requests.setReadTimeout((int) REQUEST_TIMEOUT.toMillis());
+    requests.setWriteTimeout((int) REQUEST_TIMEOUT.toMillis());
+
+    // Same server, TLS material and interceptors (token refresh), but no read timeout.
+    this.watches = new ApiClient(configured.getHttpClient().newBuilder().readTimeout(Duration.ZERO).build());
+    watches.setBasePath(configured.getBasePath());
+    watches.setUserAgent(identity.userAgent());
+    for (var entry : configured.getAuthentications().entrySet()) {
+      Authentication auth = entry.getValue();
+      if (auth instanceof ApiKeyAuth key && key.getApiKey() != null) {
+        ApiKeyAuth copy = (ApiKeyAuth) watches.getAuthentication(entry.getKey());
+        copy.setApiKey(key.getApiKey());
+        copy.setApiKeyPrefix(key.getApiKeyPrefix());
+      }
+    }
+  }
+
+  public ApiClient requests() {
+    return requests;
+  }
+
+  public ApiClient watches() {
+    return watches;
+  }
+}

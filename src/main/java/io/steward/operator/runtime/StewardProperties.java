@@ -1,0 +1,110 @@
+package io.steward.operator.runtime;
+
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * Steward's settings, under {@code steward.*}. Checked at start-up: a bad value stops the operator
+ * with a message that names the property.
+ */
+@Validated
+@ConfigurationProperties("steward")
+public class StewardProperties {
+  private static final String DNS_LABEL = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
+
+  /** Namespaces whose WebApps Steward manages; empty means all namespaces. */
+  private List<@Pattern(regexp = DNS_LABEL, message = "must be a namespace name (a DNS-1123 label)") String> namespaces =
+      new ArrayList<>();
+
+  /** Reconciles that may run at once (controller-runtime's MaxConcurrentReconciles). */
+  @Min(1) @Max(256)
+  private int workers = 4;
+
+  /** How often every WebApp is reconciled even without a change: a safety net, not a poll. */
+  @NotNull
+  private Duration resyncPeriod = Duration.ofMinutes(10);
+
+  /** Kubeconfig to use instead of the default chain (KUBECONFIG, ~/.kube/config, in-cluster). */
+  private Path kubeconfig;
+
+  /** How long shutdown waits for running reconciles to finish. */
+  @NotNull
+  private Duration shutdownTimeout = Duration.ofSeconds(20);
+
+  @Valid
+  private final LeaderElection leaderElection = new LeaderElection();
+
+  @AssertTrue(message = "steward.resync-period must be at least 30s (it is a safety net, not a polling interval)")
+  public boolean isResyncPeriodReasonable() {
+    return resyncPeriod != null && resyncPeriod.compareTo(Duration.ofSeconds(30)) >= 0;
+  }
+
+  @AssertTrue(message = "steward.kubeconfig names a file that does not exist")
+  public boolean isKubeconfigReadable() {
+    return kubeconfig == null || kubeconfig.toFile().isFile();
+  }
+
+  public static class LeaderElection {
+    /** Off only for a single replica: with several, every one would reconcile at once. */
+    private boolean enabled = true;
+
+    @NotBlank @Pattern(regexp = DNS_LABEL, message = "must be a Lease name (a DNS-1123 label)")
+    private String leaseName = "steward-leader";
+
+    /** Namespace of the Lease; defaults to the pod's namespace (POD_NAMESPACE), else "default". */
+    @Pattern(regexp = DNS_LABEL, message = "must be a namespace name (a DNS-1123 label)")
+    private String leaseNamespace;
+
+    /** This replica's name in the Lease; defaults to POD_NAME, else the host name plus a random suffix. */
+    private String identity;
+
+    @NotNull private Duration leaseDuration = Duration.ofSeconds(15);
+    @NotNull private Duration renewDeadline = Duration.ofSeconds(10);
+    @NotNull private Duration retryPeriod = Duration.ofSeconds(2);
+
+    @AssertTrue(message = "steward.leader-election timings must satisfy lease-duration > renew-deadline > retry-period > 0")
+    public boolean isTimingConsistent() {
+      return leaseDuration != null && renewDeadline != null && retryPeriod != null
+          && leaseDuration.compareTo(renewDeadline) > 0 && renewDeadline.compareTo(retryPeriod) > 0
+          && !retryPeriod.isNegative() && !retryPeriod.isZero();
+    }
+
+    public boolean isEnabled() { return enabled; }
+    public void setEnabled(boolean enabled) { this.enabled = enabled; }
+    public String getLeaseName() { return leaseName; }
+    public void setLeaseName(String leaseName) { this.leaseName = leaseName; }
+    public String getLeaseNamespace() { return leaseNamespace; }
+    public void setLeaseNamespace(String leaseNamespace) { this.leaseNamespace = leaseNamespace; }
+    public String getIdentity() { return identity; }
+    public void setIdentity(String identity) { this.identity = identity; }
+    public Duration getLeaseDuration() { return leaseDuration; }
+    public void setLeaseDuration(Duration leaseDuration) { this.leaseDuration = leaseDuration; }
+    public Duration getRenewDeadline() { return renewDeadline; }
+    public void setRenewDeadline(Duration renewDeadline) { this.renewDeadline = renewDeadline; }
+    public Duration getRetryPeriod() { return retryPeriod; }
+    public void setRetryPeriod(Duration retryPeriod) { this.retryPeriod = retryPeriod; }
+  }
+
+  public List<String> getNamespaces() { return namespaces; }
+  public void setNamespaces(List<String> namespaces) { this.namespaces = namespaces; }
+  public int getWorkers() { return workers; }
+  public void setWorkers(int workers) { this.workers = workers; }
+  public Duration getResyncPeriod() { return resyncPeriod; }
+  public void setResyncPeriod(Duration resyncPeriod) { this.resyncPeriod = resyncPeriod; }
+  public Path getKubeconfig() { return kubeconfig; }
+  public void setKubeconfig(Path kubeconfig) { this.kubeconfig = kubeconfig; }
+  public Duration getShutdownTimeout() { return shutdownTimeout; }
+  public void setShutdownTimeout(Duration shutdownTimeout) { this.shutdownTimeout = shutdownTimeout; }
+  public LeaderElection getLeaderElection() { return leaderElection; }
+}

@@ -1,0 +1,101 @@
+package io.steward.operator.webapp;
+
+import com.google.gson.JsonNull;
+import com.google.gson.JsonObject;
+import io.kubernetes.client.custom.IntOrString;
+import io.kubernetes.client.openapi.models.V1Container;
+import io.kubernetes.client.openapi.models.V1ContainerPort;
+import io.kubernetes.client.openapi.models.V1Deployment;
+import io.kubernetes.client.openapi.models.V1DeploymentSpec;
+import io.kubernetes.client.openapi.models.V1EnvVar;
+import io.kubernetes.client.openapi.models.V1HTTPGetAction;
+import io.kubernetes.client.openapi.models.V1LabelSelector;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.openapi.models.V1PodSpec;
+import io.kubernetes.client.openapi.models.V1PodTemplateSpec;
+import io.kubernetes.client.openapi.models.V1Probe;
+import io.kubernetes.client.openapi.models.V1ResourceRequirements;
+import io.steward.operator.webapp.api.WebApp;
+import io.steward.operator.webapp.api.WebAppSpec;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** The WebApp's Deployment: one container named {@value #CONTAINER} running the spec's image. */
+public final class DeploymentResource implements OwnedResource<V1Deployment> {
+  public static final String CONTAINER = "app";
+  public static final String PORT_NAME = "http";
+
+  private static final String CONTAINERS = "spec.template.spec.containers";
+  private static final ManagedFields FIELDS = new ManagedFields(
+      Set.of(CONTAINERS + "[].resources.requests", CONTAINERS + "[].resources.limits", "spec.selector.matchLabels"),
+      Map.of(CONTAINERS, "name"));
+
+  @Override
+  public String kind() {
+    return "Deployment";
+  }
+
+  @Override
+  public Class<V1Deployment> type() {
+    return V1Deployment.class;
+  }
+
+  @Override
+  public V1Deployment desired(WebApp webApp) {
+    WebAppSpec spec = webApp.getSpec();
+    V1Container container = new V1Container().name(CONTAINER).image(spec.image())
+        .env(spec.envOrEmpty().stream().map(e -> new V1EnvVar().name(e.name()).value(e.value())).toList())
+        .resources(resources(spec))
+        .ports(spec.hasPort()
+            ? List.of(new V1ContainerPort().name(PORT_NAME).containerPort(spec.port()).protocol("TCP"))
+            : List.of());
+    if (spec.readinessPath() != null && spec.hasPort()) {
+      container.readinessProbe(new V1Probe().httpGet(new V1HTTPGetAction()
+          .path(spec.readinessPath()).port(new IntOrString(PORT_NAME)).scheme("HTTP")));
+    }
+    return new V1Deployment()
+        .apiVersion("apps/v1").kind("Deployment")
+        .metadata(new V1ObjectMeta().name(webApp.getMetadata().getName())
+            .namespace(webApp.getMetadata().getNamespace())
+            .labels(WebAppLabels.all(webApp))
+            .ownerReferences(List.of(OwnedResource.controllerReference(webApp))))
+        .spec(new V1DeploymentSpec()
+            .replicas(spec.replicasOrDefault())
+            .selector(new V1LabelSelector().matchLabels(WebAppLabels.selector(webApp)))
+            .template(new V1PodTemplateSpec()
+                .metadata(new V1ObjectMeta().labels(WebAppLabels.all(webApp)))
+                .spec(new V1PodSpec().containers(List.of(container)))));
+  }
+
+  private static V1ResourceRequirements resources(WebAppSpec spec) {
+    V1ResourceRequirements requirements = new V1ResourceRequirements().requests(new LinkedHashMap<>())
+        .limits(new LinkedHashMap<>());
+    if (spec.resources() != null) {
+      if (spec.resources().requests() != null) {
+        requirements.getRequests().putAll(spec.resources().requests());
+      }
+      if (spec.resources().limits() != null) {
+        requirements.getLimits().putAll(spec.resources().limits());
+      }
+    }
+    return requirements;
+  }
+
+  @Override
+  public JsonObject managedTree(JsonObject desiredJson) {
+    JsonObject tree = OwnedResource.labelsAndSpec(desiredJson);
+    JsonObject container = tree.getAsJsonObject("spec").getAsJsonObject("template").getAsJsonObject("spec")
+        .getAsJsonArray("containers").get(0).getAsJsonObject();
+    if (!container.has("readinessProbe")) {
+      container.add("readinessProbe", JsonNull.INSTANCE);
+    }
+    return tree;
+  }
+
+  @Override
+  public ManagedFields managedFields() {
+    return FIELDS;
+  }
+}

@@ -1,0 +1,34 @@
+package io.steward.operator.webapp;
+
+/**
+ * The condition types and reasons Steward writes to a WebApp's status (the kubebuilder convention
+ * of one constants file, so users can match on them).
+ */
+public final class WebAppConditions {
+  private WebAppConditions() {}
+
+  /** All replicas of the current spec are available. */
+  public static final String READY = "Ready";
+  /** A rollout of the current spec is under way. */
+  public static final String PROGRESSING = "Progressing";
+  /** Steward cannot bring the WebApp to its spec without help: see the reason. */
+  public static final String DEGRADED = "Degraded";
+
+  public static final class Reasons {
+    private Reasons() {}
+
+    public static final String AVAILABLE = "Available";
+    public static final String NOT_AVAILABLE = "ReplicasNotAvailable";
+    public static final String CREATING = "Creating";
+    public static final String ROLLING_OUT = "RollingOut";
+    public static final String ROLLOUT_COMPLETE = "RolloutComplete";
+    public static final String AS_EXPECTED = "AsExpected";
+    public static final String PAUSED = "Paused";
+    /** The Deployment's progress deadline passed (for example pods that never get ready). */
+    public static final String PROGRESS_DEADLINE_EXCEEDED = "ProgressDeadlineExceeded";
+    /** A Deployment or Service of the same name exists and is not Steward's: left untouched. */
+    public static final String RESOURCE_CONFLICT = "ResourceConflict";
+    /** The API server refused the Deployment or Service Steward built from this spec. */
+    public static final String INVALID_SPEC = "InvalidSpec";
+  }
+}

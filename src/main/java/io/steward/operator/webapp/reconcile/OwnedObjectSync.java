@@ -1,0 +1,124 @@
+package io.steward.operator.webapp.reconcile;
+
+import com.google.gson.Gson;
+import com.google.gson.JsonObject;
+import io.kubernetes.client.common.KubernetesListObject;
+import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.openapi.models.V1Preconditions;
+import io.kubernetes.client.openapi.models.V1Status;
+import io.kubernetes.client.util.generic.GenericKubernetesApi;
+import io.kubernetes.client.util.generic.KubernetesApiResponse;
+import io.kubernetes.client.util.generic.options.DeleteOptions;
+import io.steward.operator.webapp.OwnedResource;
+import io.steward.operator.webapp.Problem;
+import io.steward.operator.webapp.api.WebApp;
+
+/**
+ * Brings one owned object in line with its WebApp: reads it from the informer cache, creates it when
+ * missing, updates it (with its resourceVersion, so a concurrent writer wins and we retry) only when
+ * a managed field drifted, deletes it when the spec no longer asks for it, and never touches an
+ * object of the same name that the WebApp does not own.
+ */
+public final class OwnedObjectSync<T extends KubernetesObject, L extends KubernetesListObject> {
+
+  public enum Action { NONE, CREATED, UPDATED, DELETED }
+
+  /** What a sync did, the WebApp's object afterwards (null when there is none), and any problem. */
+  public record Outcome<T>(Action action, T object, Problem problem) {}
+
+  private final OwnedResource<T> resource;
+  private final GenericKubernetesApi<T, L> api;
+  private final ObjectCache<T> cache;
+  private final Gson gson;
+
+  public OwnedObjectSync(OwnedResource<T> resource, GenericKubernetesApi<T, L> api, ObjectCache<T> cache, Gson gson) {
+    this.resource = resource;
+    this.api = api;
+    this.cache = cache;
+    this.gson = gson;
+  }
+
+  public OwnedResource<T> resource() {
+    return resource;
+  }
+
+  /** The WebApp's own object as cached, or null; a namesake it does not own counts as absent. */
+  public T observe(WebApp webApp) {
+    T current = cached(webApp);
+    return current != null && OwnedResource.isOwnedBy(current, webApp) ? current : null;
+  }
+
+  public Outcome<T> sync(WebApp webApp) {
+    T desired = resource.desired(webApp);
+    T current = cached(webApp);
+    String name = webApp.getMetadata().getName();
+    if (current != null && !OwnedResource.isOwnedBy(current, webApp)) {
+      return new Outcome<>(Action.NONE, null, Problem.conflict(resource.kind(), name));
+    }
+    if (desired == null) {
+      return current == null ? new Outcome<>(Action.NONE, null, null) : delete(current);
+    }
+    if (current == null) {
+      return create(webApp, desired);
+    }
+    JsonObject desiredTree = resource.managedTree(gson.toJsonTree(desired).getAsJsonObject());
+    JsonObject currentTree = gson.toJsonTree(current).getAsJsonObject();
+    if (resource.managedFields().matches(desiredTree, currentTree)) {
+      return new Outcome<>(Action.NONE, current, null);
+    }
+    T updated = gson.fromJson(resource.managedFields().overlay(currentTree, desiredTree), resource.type());
+    KubernetesApiResponse<T> response = api.update(updated);
+    if (response.isSuccess()) {
+      return new Outcome<>(Action.UPDATED, response.getObject(), null);
+    }
+    return failure("update", response, current);
+  }
+
+  private Outcome<T> create(WebApp webApp, T desired) {
+    KubernetesApiResponse<T> response = api.create(desired);
+    if (response.isSuccess()) {
+      return new Outcome<>(Action.CREATED, response.getObject(), null);
+    }
+    if (response.getHttpStatusCode() == 409) {
+      // Either our cache has not seen our own object yet, or a namesake without our label exists
+      // (the informer only watches Steward's labels). One direct read tells which.
+      KubernetesApiResponse<T> existing = api.get(webApp.getMetadata().getNamespace(), webApp.getMetadata().getName());
+      if (existing.isSuccess() && !OwnedResource.isOwnedBy(existing.getObject(), webApp)) {
+        return new Outcome<>(Action.NONE, null, Problem.conflict(resource.kind(), webApp.getMetadata().getName()));
+      }
+      throw new StaleCacheException(resource.kind() + " " + webApp.getMetadata().getName() + " exists but is not in the cache yet");
+    }
+    return failure("create", response, null);
+  }
+
+  private Outcome<T> delete(T current) {
+    // Preconditions: delete exactly the object we judged, not a newer one that replaced it.
+    DeleteOptions options = new DeleteOptions();
+    options.setPreconditions(new V1Preconditions()
+        .uid(current.getMetadata().getUid()).resourceVersion(current.getMetadata().getResourceVersion()));
+    KubernetesApiResponse<T> response =
+        api.delete(current.getMetadata().getNamespace(), current.getMetadata().getName(), options);
+    if (response.isSuccess() || response.getHttpStatusCode() == 404) {
+      return new Outcome<>(Action.DELETED, null, null);
+    }
+    return failure("delete", response, current);
+  }
+
+  private Outcome<T> failure(String verb, KubernetesApiResponse<T> response, T current) {
+    int code = response.getHttpStatusCode();
+    V1Status status = response.getStatus();
+    String message = status == null || status.getMessage() == null ? "(no message)" : status.getMessage();
+    String what = verb + " " + resource.kind();
+    if (code == 409 || code == 404) {
+      throw new StaleCacheException(what + ": " + message);
+    }
+    if (code == 422 || code == 400) {
+      return new Outcome<>(Action.NONE, current, Problem.rejected(resource.kind(), message));
+    }
+    throw new ApiFailureException(what, code, message);
+  }
+
+  private T cached(WebApp webApp) {
+    return cache.get(webApp.getMetadata().getNamespace(), webApp.getMetadata().getName());
+  }
+}
