@@ -17,7 +17,6 @@ import io.steward.operator.webapp.WebAppLabels;
 import io.steward.operator.webapp.api.WebApp;
 import io.steward.operator.webapp.api.WebAppList;
 import io.steward.operator.webapp.reconcile.ObjectCache;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,8 +39,7 @@ public final class InformerCaches {
 
   private final Map<String, Scope> scopes = new LinkedHashMap<>();
 
-  public InformerCaches(SharedInformerFactory primary, OperatorClients clients, List<String> namespaces,
-      Duration resyncPeriod) {
+  public InformerCaches(SharedInformerFactory primary, OperatorClients clients, List<String> namespaces) {
     List<String> wanted = namespaces.isEmpty() ? List.of(ALL_NAMESPACES) : List.copyOf(namespaces);
     CustomObjectsApi custom = new CustomObjectsApi(clients.watches());
     AppsV1Api apps = new AppsV1Api(clients.watches());
@@ -52,7 +50,7 @@ public final class InformerCaches {
       SharedIndexInformer<WebApp> webApps = factory.sharedIndexInformerFor(params -> all
               ? watchable(custom.listClusterCustomObject(WebApp.GROUP, WebApp.VERSION, WebApp.PLURAL), params)
               : watchable(custom.listNamespacedCustomObject(WebApp.GROUP, WebApp.VERSION, ns, WebApp.PLURAL), params),
-          WebApp.class, WebAppList.class, resyncPeriod.toMillis());
+          WebApp.class, WebAppList.class);
       SharedIndexInformer<V1Deployment> deployments = factory.sharedIndexInformerFor(params -> all
               ? apps.listDeploymentForAllNamespaces().labelSelector(WebAppLabels.OWNED_SELECTOR)
                   .resourceVersion(params.resourceVersion).timeoutSeconds(params.timeoutSeconds)
@@ -86,9 +84,9 @@ public final class InformerCaches {
   }
 
   public void addHandlers(ResourceEventHandler<WebApp> webApps, ResourceEventHandler<V1Deployment> deployments,
-      ResourceEventHandler<V1Service> services, Duration webAppResync) {
+      ResourceEventHandler<V1Service> services) {
     for (Scope scope : scopes.values()) {
-      scope.webApps().addEventHandlerWithResyncPeriod(webApps, webAppResync.toMillis());
+      scope.webApps().addEventHandler(webApps);
       scope.deployments().addEventHandler(deployments);
       scope.services().addEventHandler(services);
     }
@@ -114,6 +112,13 @@ public final class InformerCaches {
       Lister<T> lister = all != null ? all : listers.get(namespace);
       return lister == null ? null : lister.namespace(namespace).get(name);
     };
+  }
+
+  /** Every cached WebApp, for the periodic resync. */
+  public List<WebApp> allWebApps() {
+    List<WebApp> all = new ArrayList<>();
+    scopes.values().forEach(scope -> all.addAll(scope.webApps().getIndexer().list()));
+    return all;
   }
 
   /** Number of WebApps in the caches. */

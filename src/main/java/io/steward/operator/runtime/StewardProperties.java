@@ -45,9 +45,9 @@ public class StewardProperties {
   @Valid
   private final LeaderElection leaderElection = new LeaderElection();
 
-  @AssertTrue(message = "steward.resync-period must be at least 30s (it is a safety net, not a polling interval)")
-  public boolean isResyncPeriodReasonable() {
-    return resyncPeriod != null && resyncPeriod.compareTo(Duration.ofSeconds(30)) >= 0;
+  @AssertTrue(message = "steward.resync-period must be at least 1s (minutes are usual: it is a safety net, not a polling interval)")
+  public boolean isResyncPeriodPositive() {
+    return resyncPeriod != null && resyncPeriod.compareTo(Duration.ofSeconds(1)) >= 0;
   }
 
   @AssertTrue(message = "steward.kubeconfig names a file that does not exist")

@@ -88,8 +88,19 @@ public final class DeploymentResource implements OwnedResource<V1Deployment> {
     JsonObject tree = OwnedResource.labelsAndSpec(desiredJson);
     JsonObject container = tree.getAsJsonObject("spec").getAsJsonObject("template").getAsJsonObject("spec")
         .getAsJsonArray("containers").get(0).getAsJsonObject();
-    if (!container.has("readinessProbe")) {
-      container.add("readinessProbe", JsonNull.INSTANCE);
+    // Optional fields the spec leaves out must be absent, so removing them from the spec removes them here.
+    for (String optional : new String[] {"env", "ports", "readinessProbe", "resources"}) {
+      if (!container.has(optional)) {
+        container.add(optional, JsonNull.INSTANCE);
+      }
+    }
+    if (container.get("resources").isJsonObject()) {
+      JsonObject resources = container.getAsJsonObject("resources");
+      for (String bound : new String[] {"requests", "limits"}) {
+        if (!resources.has(bound)) {
+          resources.add(bound, JsonNull.INSTANCE);
+        }
+      }
     }
     return tree;
   }

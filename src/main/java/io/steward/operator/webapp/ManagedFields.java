@@ -143,6 +143,32 @@ public final class ManagedFields {
     return desired.deepCopy();
   }
 
+  /**
+   * Drops empty arrays and objects. client-java's models start their lists as empty ones, which in a
+   * desired tree would wrongly mean "must be absent"; owners state absence with explicit nulls.
+   */
+  public static JsonObject withoutEmpties(JsonObject tree) {
+    JsonObject result = new JsonObject();
+    for (Map.Entry<String, JsonElement> e : tree.entrySet()) {
+      JsonElement value = e.getValue();
+      if (value.isJsonObject()) {
+        JsonObject pruned = withoutEmpties(value.getAsJsonObject());
+        if (!pruned.isEmpty()) {
+          result.add(e.getKey(), pruned);
+        }
+      } else if (value.isJsonArray()) {
+        JsonArray pruned = new JsonArray();
+        value.getAsJsonArray().forEach(v -> pruned.add(v.isJsonObject() ? withoutEmpties(v.getAsJsonObject()) : v));
+        if (!pruned.isEmpty()) {
+          result.add(e.getKey(), pruned);
+        }
+      } else if (!value.isJsonNull()) {
+        result.add(e.getKey(), value);
+      }
+    }
+    return result;
+  }
+
   private static String child(String path, String field) {
     return path.isEmpty() ? field : path + "." + field;
   }

@@ -42,7 +42,10 @@ public interface OwnedResource<T extends KubernetesObject> {
         && webApp.getMetadata().getUid().equals(r.getUid()));
   }
 
-  /** Keeps labels, annotations and spec: what Steward sets, without server-managed metadata. */
+  /**
+   * Keeps labels and spec, what Steward sets, without server-managed metadata and without the empty
+   * collections client-java's models start with.
+   */
   static JsonObject labelsAndSpec(JsonObject desiredJson) {
     JsonObject tree = new JsonObject();
     JsonObject metadata = new JsonObject();
@@ -52,6 +55,6 @@ public interface OwnedResource<T extends KubernetesObject> {
     }
     tree.add("metadata", metadata);
     tree.add("spec", desiredJson.get("spec").deepCopy());
-    return tree;
+    return ManagedFields.withoutEmpties(tree);
   }
 }

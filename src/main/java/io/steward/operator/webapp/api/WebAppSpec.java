@@ -31,6 +31,30 @@ public record WebAppSpec(String image, Integer replicas, Integer port, ServiceTy
     return port != null;
   }
 
+  public WebAppSpec withImage(String newImage) {
+    return new WebAppSpec(newImage, replicas, port, serviceType, env, resources, readinessPath, paused);
+  }
+
+  public WebAppSpec withReplicas(int newReplicas) {
+    return new WebAppSpec(image, newReplicas, port, serviceType, env, resources, readinessPath, paused);
+  }
+
+  public WebAppSpec withPort(Integer newPort) {
+    return new WebAppSpec(image, replicas, newPort, serviceType, env, resources, readinessPath, paused);
+  }
+
+  public WebAppSpec withEnv(List<EnvVar> newEnv) {
+    return new WebAppSpec(image, replicas, port, serviceType, newEnv, resources, readinessPath, paused);
+  }
+
+  public WebAppSpec withResources(ResourceSettings newResources) {
+    return new WebAppSpec(image, replicas, port, serviceType, env, newResources, readinessPath, paused);
+  }
+
+  public WebAppSpec withPaused(boolean newPaused) {
+    return new WebAppSpec(image, replicas, port, serviceType, env, resources, readinessPath, newPaused);
+  }
+
   /** A name/value environment variable. */
   public record EnvVar(String name, String value) {}
 

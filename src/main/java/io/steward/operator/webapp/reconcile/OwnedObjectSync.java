@@ -12,6 +12,8 @@ import io.kubernetes.client.util.generic.options.DeleteOptions;
 import io.steward.operator.webapp.OwnedResource;
 import io.steward.operator.webapp.Problem;
 import io.steward.operator.webapp.api.WebApp;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Brings one owned object in line with its WebApp: reads it from the informer cache, creates it when
@@ -20,6 +22,7 @@ import io.steward.operator.webapp.api.WebApp;
  * object of the same name that the WebApp does not own.
  */
 public final class OwnedObjectSync<T extends KubernetesObject, L extends KubernetesListObject> {
+  private static final Logger log = LoggerFactory.getLogger(OwnedObjectSync.class);
 
   public enum Action { NONE, CREATED, UPDATED, DELETED }
 
@@ -65,6 +68,10 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
     JsonObject currentTree = gson.toJsonTree(current).getAsJsonObject();
     if (resource.managedFields().matches(desiredTree, currentTree)) {
       return new Outcome<>(Action.NONE, current, null);
+    }
+    if (log.isDebugEnabled()) {
+      log.debug("{} {}/{} drifted; managed fields wanted: {}; found: {}", resource.kind(),
+          webApp.getMetadata().getNamespace(), name, desiredTree, currentTree);
     }
     T updated = gson.fromJson(resource.managedFields().overlay(currentTree, desiredTree), resource.type());
     KubernetesApiResponse<T> response = api.update(updated);

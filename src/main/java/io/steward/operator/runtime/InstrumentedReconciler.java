@@ -1,0 +1,43 @@
+package io.steward.operator.runtime;
+
+import io.kubernetes.client.extended.controller.reconciler.Reconciler;
+import io.kubernetes.client.extended.controller.reconciler.Request;
+import io.kubernetes.client.extended.controller.reconciler.Result;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Times and counts every reconcile under controller-runtime's result labels, and turns an
+ * exception into a rate-limited retry with one log line, so a worker never dies of one.
+ */
+public final class InstrumentedReconciler implements Reconciler {
+  private static final Logger log = LoggerFactory.getLogger(InstrumentedReconciler.class);
+
+  private final Reconciler delegate;
+  private final ControllerMetrics metrics;
+
+  public InstrumentedReconciler(Reconciler delegate, ControllerMetrics metrics) {
+    this.delegate = delegate;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public Result reconcile(Request request) {
+    long start = System.nanoTime();
+    metrics.reconcileStarted();
+    String outcome = ControllerMetrics.ERROR;
+    try {
+      Result result = delegate.reconcile(request);
+      outcome = !result.isRequeue() ? ControllerMetrics.SUCCESS
+          : result.getRequeueAfter() == null ? ControllerMetrics.REQUEUE : ControllerMetrics.REQUEUE_AFTER;
+      return result;
+    } catch (RuntimeException e) {
+      log.warn("Reconcile of WebApp {}/{} failed, will retry with back-off: {}", request.getNamespace(),
+          request.getName(), e.toString());
+      log.debug("Reconcile failure details", e);
+      return new Result(true);
+    } finally {
+      metrics.reconcileFinished(outcome, System.nanoTime() - start);
+    }
+  }
+}

@@ -1,0 +1,26 @@
+package io.steward.operator.runtime;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+
+/** {@code /actuator/reconciles}: reconcile counts by result and the queue's state, as plain JSON. */
+@Endpoint(id = "reconciles")
+public final class ReconcilesEndpoint {
+  private final ControllerMetrics metrics;
+  private final InstrumentedWorkQueue queue;
+
+  public ReconcilesEndpoint(ControllerMetrics metrics, InstrumentedWorkQueue queue) {
+    this.metrics = metrics;
+    this.queue = queue;
+  }
+
+  @ReadOperation
+  public Map<String, Object> reconciles() {
+    Map<String, Object> result = new LinkedHashMap<>(metrics.counts());
+    result.put("activeWorkers", metrics.activeWorkers());
+    result.put("queueDepth", queue.length());
+    return result;
+  }
+}

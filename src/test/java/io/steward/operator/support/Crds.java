@@ -1,0 +1,60 @@
+package io.steward.operator.support;
+
+import static org.awaitility.Awaitility.await;
+
+import com.google.gson.Gson;
+import com.google.gson.JsonObject;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.apis.ApiextensionsV1Api;
+import io.kubernetes.client.util.generic.KubernetesApiResponse;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** Installs the WebApp CRD from config/crd (the very file users install) and waits until it is served. */
+public final class Crds {
+  public static final Path WEBAPP_CRD = Path.of("config", "crd", "bases", "steward.io_webapps.yaml");
+
+  private Crds() {}
+
+  /**
+   * The CRD as raw JSON. Not through client-java's typed models: their YAML mapper does not know the
+   * x-kubernetes-* names, and schema fields typed Object turn integers into doubles on the way.
+   */
+  public static JsonObject load() {
+    try (Reader reader = Files.newBufferedReader(WEBAPP_CRD)) {
+      return new Gson().toJsonTree(new org.yaml.snakeyaml.Yaml().load(reader)).getAsJsonObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public static synchronized void installWebAppCrd(ApiClient client) {
+    DynamicKubernetesApi crds = new DynamicKubernetesApi("apiextensions.k8s.io", "v1",
+        "customresourcedefinitions", client);
+    DynamicKubernetesObject crd = new DynamicKubernetesObject(load());
+    String name = crd.getMetadata().getName();
+    KubernetesApiResponse<DynamicKubernetesObject> existing = crds.get(name);
+    KubernetesApiResponse<DynamicKubernetesObject> response;
+    if (existing.isSuccess()) {
+      crd.getRaw().getAsJsonObject("metadata").addProperty("resourceVersion",
+          existing.getObject().getMetadata().getResourceVersion());
+      response = crds.update(crd);
+    } else {
+      response = crds.create(crd);
+    }
+    if (!response.isSuccess()) {
+      throw new IllegalStateException("installing the WebApp CRD failed: HTTP " + response.getHttpStatusCode()
+          + " " + response.getStatus().getMessage());
+    }
+    ApiextensionsV1Api api = new ApiextensionsV1Api(client);
+    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() ->
+        api.readCustomResourceDefinition(name).execute().getStatus().getConditions().stream()
+            .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())));
+  }
+}
