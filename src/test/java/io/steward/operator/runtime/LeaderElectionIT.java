@@ -1,0 +1,116 @@
+package io.steward.operator.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.apis.CoordinationV1Api;
+import io.kubernetes.client.openapi.models.V1Lease;
+import io.steward.operator.support.Crds;
+import io.steward.operator.support.LeadershipAudit;
+import io.steward.operator.support.OperatorProcess;
+import io.steward.operator.support.WebApps;
+import io.steward.operator.webapp.api.WebApp;
+import io.steward.operator.webapp.api.WebAppStatus.Phase;
+import io.steward.testing.cluster.LocalCluster;
+import io.steward.testing.cluster.LocalClusterTest;
+import io.steward.testing.cluster.TestNamespace;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Several operator processes (the built jar, separate JVMs) against one cluster: exactly one
+ * leads and only it writes, as the API server's audit log shows; a graceful stop hands over at
+ * once (the Lease is released), a kill -9 within the lease duration.
+ */
+@LocalClusterTest(shape = LocalCluster.Shape.FULL)
+class LeaderElectionIT {
+  private static final Duration LEASE = Duration.ofSeconds(6);
+  private static final Duration RETRY = Duration.ofSeconds(1);
+  private final List<OperatorProcess> processes = new ArrayList<>();
+
+  @AfterEach
+  void stopProcesses() {
+    processes.forEach(OperatorProcess::close);
+  }
+
+  private OperatorProcess replica(LocalCluster cluster, String ns, String name) {
+    OperatorProcess process = OperatorProcess.start(cluster, name + "-" + ns, Map.of(
+        "steward.namespaces", ns,
+        "steward.leader-election.lease-namespace", ns,
+        "steward.leader-election.lease-duration", LEASE.toSeconds() + "s",
+        "steward.leader-election.renew-deadline", "4s",
+        "steward.leader-election.retry-period", RETRY.toSeconds() + "s"));
+    processes.add(process);
+    return process;
+  }
+
+  @Test
+  void oneLeaderWritesAndHandsOverOnStopAndOnKill(LocalCluster cluster, TestNamespace namespace) throws Exception {
+    String ns = namespace.name();
+    Crds.installWebAppCrd(cluster.adminClient());
+    WebApps webApps = new WebApps(cluster.adminClient(), ns);
+    CoordinationV1Api leases = new CoordinationV1Api(cluster.adminClient());
+
+    OperatorProcess a = replica(cluster, ns, "a");
+    OperatorProcess b = replica(cluster, ns, "b");
+    await().atMost(Duration.ofSeconds(90)).until(() -> a.isReady() && b.isReady());
+    String first = await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> holder(leases, ns), h -> h != null && !h.isEmpty());
+    OperatorProcess leader = first.equals(a.identity()) ? a : b;
+    OperatorProcess standby = leader == a ? b : a;
+
+    for (int i = 0; i < 3; i++) {
+      webApps.create("app-" + i, WebApps.spec("nginx:1.27", 1, 80));
+    }
+    awaitAllReady(webApps, 3);
+    assertThat(standby.actuator("leader").body()).contains("\"leading\":false");
+    assertThat(leader.actuator("leader").body()).contains("\"leading\":true");
+
+    // Graceful: SIGTERM releases the Lease, the standby takes over without waiting for expiry.
+    Instant sigterm = Instant.now();
+    assertThat(leader.terminate()).as("exit code after SIGTERM").isZero();
+    await().atMost(Duration.ofSeconds(10)).until(() -> standby.identity().equals(holder(leases, ns)));
+    Duration gracefulHandover = Duration.between(sigterm, Instant.now());
+    webApps.create("after-stop", WebApps.spec("nginx:1.27", 1, null));
+    awaitAllReady(webApps, 4);
+    assertThat(gracefulHandover).as("graceful hand-over").isLessThan(LEASE);
+
+    // Hard: kill -9 the new leader; a fresh standby takes over once the Lease expires.
+    OperatorProcess c = replica(cluster, ns, "c");
+    await().atMost(Duration.ofSeconds(90)).until(c::isReady);
+    Instant kill = Instant.now();
+    standby.kill();
+    await().atMost(LEASE.multipliedBy(3)).until(() -> c.identity().equals(holder(leases, ns)));
+    Duration hardHandover = Duration.between(kill, Instant.now());
+    webApps.create("after-kill", WebApps.spec("nginx:1.27", 1, null));
+    awaitAllReady(webApps, 5);
+    assertThat(hardHandover).as("hand-over after kill -9").isLessThan(LEASE.plus(RETRY).plus(Duration.ofSeconds(5)));
+
+    LeadershipAudit audit = new LeadershipAudit(cluster.auditLog(), ns, "steward-leader");
+    assertThat(audit.terms()).extracting(LeadershipAudit.Term::userAgent)
+        .containsExactly(leader.userAgent(), standby.userAgent(), c.userAgent());
+    assertThat(audit.writesByNonLeaders(ns)).as("writes by a replica that did not hold the Lease").isEmpty();
+    assertThat(audit.writesBy(standby.userAgent(), ns)).as("the second leader worked").isNotEmpty();
+    assertThat(audit.writesBy(c.userAgent(), ns)).as("the third leader worked").isNotEmpty();
+    System.out.printf("leader-election: graceful hand-over %d ms, after kill -9 %d ms (lease %s)%n",
+        gracefulHandover.toMillis(), hardHandover.toMillis(), LEASE);
+  }
+
+  private static String holder(CoordinationV1Api leases, String ns) throws ApiException {
+    V1Lease lease = leases.readNamespacedLease("steward-leader", ns).execute();
+    return lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
+  }
+
+  private static void awaitAllReady(WebApps webApps, int count) {
+    await().atMost(Duration.ofSeconds(90)).ignoreExceptions().untilAsserted(() -> {
+      List<WebApp> all = webApps.list();
+      assertThat(all).hasSize(count);
+      assertThat(all).allSatisfy(w -> assertThat(w.getStatus().phase()).isEqualTo(Phase.Ready));
+    });
+  }
+}

@@ -1,0 +1,70 @@
+package io.steward.operator.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.validation.autoconfigure.ValidationAutoConfiguration;
+import org.springframework.context.annotation.Configuration;
+
+/** Bad settings stop the operator at start-up with a message that names the property. */
+class StewardPropertiesTest {
+  @Configuration
+  @EnableConfigurationProperties(StewardProperties.class)
+  static class PropertiesOnly {}
+
+  private final ApplicationContextRunner runner = new ApplicationContextRunner()
+      .withConfiguration(AutoConfigurations.of(ValidationAutoConfiguration.class))
+      .withUserConfiguration(PropertiesOnly.class);
+
+  @Test
+  void defaultsAreValid() {
+    runner.run(context -> {
+      assertThat(context).hasNotFailed();
+      StewardProperties properties = context.getBean(StewardProperties.class);
+      assertThat(properties.getWorkers()).isEqualTo(4);
+      assertThat(properties.getLeaderElection().getLeaseDuration().toSeconds()).isEqualTo(15);
+      assertThat(properties.getLeaderElection().getRenewDeadline().toSeconds()).isEqualTo(10);
+      assertThat(properties.getLeaderElection().getRetryPeriod().toSeconds()).isEqualTo(2);
+    });
+  }
+
+  @Test
+  void workersOutOfRange() {
+    assertFailure("steward.workers=0", "steward.workers");
+  }
+
+  @Test
+  void inconsistentLeaderElectionTimings() {
+    assertFailure("steward.leader-election.renew-deadline=20s", "lease-duration > renew-deadline > retry-period");
+  }
+
+  @Test
+  void badNamespaceName() {
+    assertFailure("steward.namespaces=Not_A_Namespace", "steward.namespaces[0]");
+  }
+
+  @Test
+  void missingKubeconfigFile() {
+    assertFailure("steward.kubeconfig=/no/such/kubeconfig", "steward.kubeconfig names a file that does not exist");
+  }
+
+  @Test
+  void unparsableDuration() {
+    assertFailure("steward.resync-period=often", "steward.resync-period");
+  }
+
+  private void assertFailure(String property, String expectedInMessage) {
+    runner.withPropertyValues(property).run(context -> {
+      assertThat(context).hasFailed();
+      Throwable failure = context.getStartupFailure();
+      StringBuilder messages = new StringBuilder();
+      for (Throwable t = failure; t != null; t = t.getCause()) {
+        messages.append(t.getMessage()).append('\n');
+      }
+      assertThat(messages.toString()).contains(expectedInMessage);
+    });
+  }
+}

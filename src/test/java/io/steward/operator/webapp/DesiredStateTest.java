@@ -1,0 +1,120 @@
+package io.steward.operator.webapp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.gson.Gson;
+import io.kubernetes.client.custom.Quantity;
+import io.kubernetes.client.openapi.JSON;
+import io.kubernetes.client.openapi.models.V1Container;
+import io.kubernetes.client.openapi.models.V1Deployment;
+import io.kubernetes.client.openapi.models.V1Service;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.steward.operator.webapp.api.WebApp;
+import io.steward.operator.webapp.api.WebAppSpec;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class DesiredStateTest {
+  private static final Gson GSON = new JSON().getGson();
+
+  static WebApp webApp(WebAppSpec spec) {
+    return new WebApp().metadata(new V1ObjectMeta().name("shop").namespace("team").uid("u-1").generation(3L)).spec(spec);
+  }
+
+  static WebAppSpec spec() {
+    return new WebAppSpec("nginx:1.27", 2, 8080, WebAppSpec.ServiceType.NodePort,
+        List.of(new WebAppSpec.EnvVar("A", "1")),
+        new WebAppSpec.ResourceSettings(Map.of("cpu", new Quantity("100m")), Map.of("memory", new Quantity("128Mi"))),
+        "/healthz", false);
+  }
+
+  @Test
+  void deploymentCarriesTheSpecLabelsAndControllerReference() {
+    V1Deployment deployment = new DeploymentResource().desired(webApp(spec()));
+
+    assertThat(deployment.getMetadata().getName()).isEqualTo("shop");
+    assertThat(deployment.getMetadata().getNamespace()).isEqualTo("team");
+    assertThat(deployment.getMetadata().getLabels()).containsEntry("app.kubernetes.io/managed-by", "steward")
+        .containsEntry("app.kubernetes.io/instance", "shop").containsEntry("app.kubernetes.io/name", "webapp");
+    assertThat(deployment.getMetadata().getOwnerReferences()).singleElement().satisfies(ref -> {
+      assertThat(ref.getKind()).isEqualTo("WebApp");
+      assertThat(ref.getApiVersion()).isEqualTo("steward.io/v1alpha1");
+      assertThat(ref.getUid()).isEqualTo("u-1");
+      assertThat(ref.getController()).isTrue();
+    });
+    assertThat(deployment.getSpec().getReplicas()).isEqualTo(2);
+    assertThat(deployment.getSpec().getSelector().getMatchLabels())
+        .isEqualTo(Map.of("app.kubernetes.io/name", "webapp", "app.kubernetes.io/instance", "shop"));
+    V1Container container = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(container.getName()).isEqualTo("app");
+    assertThat(container.getImage()).isEqualTo("nginx:1.27");
+    assertThat(container.getPorts()).singleElement().satisfies(p -> {
+      assertThat(p.getContainerPort()).isEqualTo(8080);
+      assertThat(p.getName()).isEqualTo("http");
+    });
+    assertThat(container.getEnv()).singleElement().satisfies(e -> assertThat(e.getName()).isEqualTo("A"));
+    assertThat(container.getResources().getRequests()).containsEntry("cpu", new Quantity("100m"));
+    assertThat(container.getResources().getLimits()).containsEntry("memory", new Quantity("128Mi"));
+    assertThat(container.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+    assertThat(container.getReadinessProbe().getHttpGet().getPort().getStrValue()).isEqualTo("http");
+  }
+
+  @Test
+  void optionalFieldsLeftOutOfTheSpecMustBeAbsentInTheManagedTree() {
+    DeploymentResource resource = new DeploymentResource();
+    V1Deployment deployment = resource.desired(webApp(new WebAppSpec("nginx", null, null, null, null, null, null, null)));
+    var tree = resource.managedTree(GSON.toJsonTree(deployment).getAsJsonObject());
+    var container = tree.getAsJsonObject("spec").getAsJsonObject("template").getAsJsonObject("spec")
+        .getAsJsonArray("containers").get(0).getAsJsonObject();
+
+    assertThat(deployment.getSpec().getReplicas()).as("default replicas").isEqualTo(1);
+    assertThat(container.get("env").isJsonNull()).isTrue();
+    assertThat(container.get("ports").isJsonNull()).isTrue();
+    assertThat(container.get("readinessProbe").isJsonNull()).isTrue();
+    assertThat(container.get("resources").isJsonNull()).isTrue();
+    assertThat(tree.getAsJsonObject("metadata").has("ownerReferences")).isFalse();
+  }
+
+  @Test
+  void serviceExistsOnlyWithAPortAndRoutesToTheNamedContainerPort() {
+    ServiceResource resource = new ServiceResource();
+    assertThat(resource.desired(webApp(spec().withPort(null)))).isNull();
+
+    V1Service service = resource.desired(webApp(spec()));
+    assertThat(service.getSpec().getType()).isEqualTo("NodePort");
+    assertThat(service.getSpec().getSelector())
+        .isEqualTo(Map.of("app.kubernetes.io/name", "webapp", "app.kubernetes.io/instance", "shop"));
+    assertThat(service.getSpec().getPorts()).singleElement().satisfies(p -> {
+      assertThat(p.getPort()).isEqualTo(8080);
+      assertThat(p.getTargetPort().getStrValue()).isEqualTo("http");
+    });
+    assertThat(ServiceResource.url(service)).isEqualTo("http://shop.team.svc:8080");
+  }
+
+  @Test
+  void ownershipNeedsTheSameUidNotJustTheName() {
+    V1Deployment ours = new DeploymentResource().desired(webApp(spec()));
+    assertThat(OwnedResource.isOwnedBy(ours, webApp(spec()))).isTrue();
+    WebApp namesake = webApp(spec());
+    namesake.getMetadata().setUid("u-2");
+    assertThat(OwnedResource.isOwnedBy(ours, namesake)).isFalse();
+    assertThat(OwnedResource.isOwnedBy(new V1Deployment().metadata(new V1ObjectMeta()), namesake)).isFalse();
+  }
+
+  @Test
+  void aDesiredDeploymentMatchesItselfAfterTheServerFilledDefaults() {
+    DeploymentResource resource = new DeploymentResource();
+    V1Deployment desired = resource.desired(webApp(spec()));
+    var tree = resource.managedTree(GSON.toJsonTree(desired).getAsJsonObject());
+    // What the API server returns: the same object plus defaults and status.
+    V1Deployment live = GSON.fromJson(GSON.toJson(desired), V1Deployment.class);
+    live.getSpec().progressDeadlineSeconds(600).revisionHistoryLimit(10);
+    live.getSpec().getTemplate().getSpec().restartPolicy("Always").dnsPolicy("ClusterFirst");
+    live.getSpec().getTemplate().getSpec().getContainers().get(0).imagePullPolicy("IfNotPresent")
+        .terminationMessagePath("/dev/termination-log");
+    live.getMetadata().resourceVersion("42").generation(1L).putAnnotationsItem("deployment.kubernetes.io/revision", "1");
+
+    assertThat(resource.managedFields().matches(tree, GSON.toJsonTree(live))).isTrue();
+  }
+}
