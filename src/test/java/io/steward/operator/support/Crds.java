@@ -56,5 +56,8 @@ public final class Crds {
     await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() ->
         api.readCustomResourceDefinition(name).execute().getStatus().getConditions().stream()
             .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus())));
+    // Established comes a moment before the storage serves lists (429 "storage is (re)initializing").
+    DynamicKubernetesApi webApps = new DynamicKubernetesApi("steward.io", "v1alpha1", "webapps", client);
+    await().atMost(Duration.ofSeconds(30)).until(() -> webApps.list().isSuccess());
   }
 }

@@ -80,7 +80,8 @@ class WebAppOperatorIT {
     assertThat(container.getImage()).isEqualTo("nginx:1.27");
     assertThat(container.getPorts()).singleElement().satisfies(p -> assertThat(p.getContainerPort()).isEqualTo(8080));
 
-    V1Service service = core.readNamespacedService("shop", ns).execute();
+    V1Service service = await().atMost(CONVERGE).ignoreExceptions()
+        .until(() -> core.readNamespacedService("shop", ns).execute(), svc -> true);
     assertThat(service.getMetadata().getOwnerReferences()).singleElement()
         .satisfies(ref -> assertThat(ref.getUid()).isEqualTo(created.getMetadata().getUid()));
     assertThat(service.getSpec().getPorts()).singleElement().satisfies(p -> assertThat(p.getPort()).isEqualTo(8080));
@@ -259,6 +260,28 @@ class WebAppOperatorIT {
         .contains("workqueue_retries_total{name=\"webapp\"}")
         .contains("workqueue_queue_duration_seconds_bucket{name=\"webapp\"")
         .contains("leader_election_master_status{name=\"steward-leader\"} 1");
+  }
+
+  @Test
+  void kubectlShowsTheColumnsAndWaitsForReady(LocalCluster cluster) throws Exception {
+    webApps.create("cli", WebApps.spec("nginx:1.27", 2, 80));
+
+    String waited = kubectl(cluster, "wait", "--for=condition=Ready", "webapp/cli", "-n", ns, "--timeout=60s");
+    assertThat(waited).contains("webapp.steward.io/cli condition met");
+    String table = kubectl(cluster, "get", "webapps", "-n", ns, "cli");
+    assertThat(table.lines().findFirst().orElseThrow()).containsPattern("NAME\\s+IMAGE\\s+DESIRED\\s+READY\\s+PHASE\\s+AGE");
+    assertThat(table).containsPattern("cli\\s+nginx:1.27\\s+2\\s+2\\s+Ready");
+    assertThat(kubectl(cluster, "get", "wa", "-n", ns, "cli", "-o", "jsonpath={.status.url}"))
+        .isEqualTo("http://cli." + ns + ".svc:80");
+  }
+
+  private static String kubectl(LocalCluster cluster, String... args) throws Exception {
+    List<String> command = new java.util.ArrayList<>(List.of("kubectl", "--kubeconfig", cluster.kubeconfig().toString()));
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(process.waitFor()).as("kubectl %s: %s", String.join(" ", args), output).isZero();
+    return output.strip();
   }
 
   // ---- helpers ---------------------------------------------------------------------------------
