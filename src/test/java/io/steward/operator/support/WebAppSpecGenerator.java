@@ -1,0 +1,108 @@
+package io.steward.operator.support;
+
+import io.kubernetes.client.custom.Quantity;
+import io.steward.operator.webapp.api.WebAppSpec;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * Random WebApp specs that the CRD accepts, spread over the whole schema: every field present or
+ * not, bounds reached, odd but legal strings. Seeded, so a failure names a reproducible case.
+ */
+public final class WebAppSpecGenerator {
+  private static final String[] IMAGES = {"nginx", "nginx:1.27", "registry.example.com:5000/team/app:v1.2.3",
+      "ghcr.io/org/app@sha256:" + "a".repeat(64), "localhost/x", "a", "quay.io/ns/img:latest-ü"};
+  private static final String NAME_START = "-._abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  private static final String NAME_REST = NAME_START + "0123456789";
+  private static final String[] VALUE_PIECES = {"", "plain", "with spaces", "ünïcödé", "日本語", "emoji 🚀", "quote\"s",
+      "back\\slash", "$(NOT_EXPANDED)", "tab\tand\nnewline", "=;:,"};
+  private static final String[] CPU = {"1m", "10m", "100m", "250m", "1", "2", "1.5", "64"};
+  private static final String[] MEMORY = {"1Ki", "64Mi", "128Mi", "1Gi", "2G", "100M", "1e9"};
+  private static final String[] STORAGE = {"1Mi", "1Gi", "10G"};
+
+  private final Random random;
+
+  public WebAppSpecGenerator(long seed) {
+    this.random = new Random(seed);
+  }
+
+  public String name() {
+    int length = 1 + random.nextInt(40);
+    StringBuilder name = new StringBuilder().append((char) ('a' + random.nextInt(26)));
+    for (int i = 1; i < length; i++) {
+      String alphabet = i == length - 1 ? "abcdefghijklmnopqrstuvwxyz0123456789" : "abcdefghijklmnopqrstuvwxyz0123456789-";
+      name.append(alphabet.charAt(random.nextInt(alphabet.length())));
+    }
+    return name.toString();
+  }
+
+  public WebAppSpec spec() {
+    Integer port = random.nextInt(3) == 0 ? null : pick(new int[] {1, 80, 443, 8080, 65535, 1 + random.nextInt(65535)});
+    WebAppSpec.ServiceType type = port == null ? (random.nextBoolean() ? null : WebAppSpec.ServiceType.ClusterIP)
+        : WebAppSpec.ServiceType.values()[random.nextInt(3)];
+    Integer replicas = random.nextInt(4) == 0 ? null : pick(new int[] {0, 1, 2, 3, 10, 1000, random.nextInt(1001)});
+    String readinessPath = port != null && random.nextBoolean()
+        ? pick(new String[] {"/", "/healthz", "/ready?full=1", "/a/b/c", "/ü", "/" + "p".repeat(1000)}) : null;
+    return new WebAppSpec(pick(IMAGES), replicas, port, type, env(), resources(), readinessPath,
+        random.nextInt(4) == 0 ? random.nextBoolean() : null);
+  }
+
+  private List<WebAppSpec.EnvVar> env() {
+    if (random.nextInt(3) == 0) {
+      return null;
+    }
+    Set<String> names = new LinkedHashSet<>();
+    int count = random.nextInt(10) == 0 ? 128 : random.nextInt(8);
+    while (names.size() < count) {
+      int length = 1 + random.nextInt(random.nextInt(10) == 0 ? 256 : 20);
+      StringBuilder n = new StringBuilder().append(NAME_START.charAt(random.nextInt(NAME_START.length())));
+      for (int i = 1; i < length; i++) {
+        n.append(NAME_REST.charAt(random.nextInt(NAME_REST.length())));
+      }
+      names.add(n.toString());
+    }
+    List<WebAppSpec.EnvVar> env = new ArrayList<>();
+    for (String n : names) {
+      String value = random.nextInt(20) == 0 ? "v".repeat(32768) : pick(VALUE_PIECES);
+      env.add(new WebAppSpec.EnvVar(n, random.nextInt(8) == 0 ? null : value));
+    }
+    return env;
+  }
+
+  private WebAppSpec.ResourceSettings resources() {
+    if (random.nextInt(3) == 0) {
+      return null;
+    }
+    Map<String, Quantity> requests = new LinkedHashMap<>();
+    Map<String, Quantity> limits = new LinkedHashMap<>();
+    String[][] kinds = {{"cpu"}, {"memory"}, {"ephemeral-storage"}};
+    for (String[] kind : kinds) {
+      String[] values = kind[0].equals("cpu") ? CPU : kind[0].equals("memory") ? MEMORY : STORAGE;
+      Quantity request = new Quantity(pick(values));
+      boolean hasRequest = random.nextBoolean();
+      if (hasRequest) {
+        requests.put(kind[0], request);
+      }
+      if (random.nextBoolean()) {
+        Quantity limit = hasRequest
+            ? new Quantity(request.getNumber().multiply(java.math.BigDecimal.valueOf(1 + random.nextInt(4))), request.getFormat())
+            : new Quantity(pick(values));
+        limits.put(kind[0], limit);
+      }
+    }
+    return new WebAppSpec.ResourceSettings(requests.isEmpty() ? null : requests, limits.isEmpty() ? null : limits);
+  }
+
+  private int pick(int[] values) {
+    return values[random.nextInt(values.length)];
+  }
+
+  private <T> T pick(T[] values) {
+    return values[random.nextInt(values.length)];
+  }
+}
