@@ -7,11 +7,14 @@ import io.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.extended.controller.reconciler.Request;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.logging.LogLevel;
+import org.springframework.boot.logging.LoggingSystem;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -30,6 +33,8 @@ import org.springframework.context.SmartLifecycle;
  */
 public final class OperatorLifecycle implements SmartLifecycle {
   private static final Logger log = LoggerFactory.getLogger(OperatorLifecycle.class);
+  private static final List<String> INTERRUPT_NOISE = List.of("io.kubernetes.client.informer.cache.Controller",
+      "io.kubernetes.client.informer.cache.ProcessorListener");
 
   private final InformerCaches informers;
   private final Controller controller;
@@ -158,6 +163,11 @@ public final class OperatorLifecycle implements SmartLifecycle {
       elector.close(); // releases the Lease if held, so a standby need not wait for it to expire
     }
     leadership.stoppedLeading();
+    // Stopping informers interrupts their threads, which client-java logs at ERROR; expected here.
+    LoggingSystem logging = LoggingSystem.get(OperatorLifecycle.class.getClassLoader());
+    for (String logger : INTERRUPT_NOISE) {
+      logging.setLogLevel(logger, LogLevel.OFF);
+    }
     informers.stop();
     join(electorThread, Duration.ofSeconds(5));
     join(controllerThread, Duration.ofSeconds(5));

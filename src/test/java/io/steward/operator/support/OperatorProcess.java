@@ -13,56 +13,93 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The built operator jar run as a separate JVM, as a replica runs in a pod: its own identity and
- * User-Agent, its kubeconfig from KUBECONFIG (so client-java-spring-integration's auto-configured
- * ApiClient is what connects), its Actuator on a free loopback port, its output in a log file.
- * {@link #kill()} is a real SIGKILL, {@link #terminate()} a real SIGTERM.
+ * The operator jar that `mvn package` built, run as a separate {@code java -jar} process, as a pod
+ * runs it: configured by environment and arguments, talking to the API server with the kubeconfig
+ * it is given (through KUBECONFIG, so client-java-spring-integration's auto-configured ApiClient is
+ * what connects), serving Actuator on a free loopback port, its output in a log file.
+ *
+ * <p>It cannot outlive the test JVM: it runs under a small shell that holds the read end of a pipe
+ * whose write end only this JVM has; when this JVM closes it (on {@link #close()}, or by dying, even
+ * by SIGKILL) the shell sends the operator SIGTERM. A JVM shutdown hook also kills what is left.
+ * {@link #kill()} is a real SIGKILL of the operator, {@link #terminate()} a real SIGTERM.
  */
 public final class OperatorProcess implements AutoCloseable {
+  public static final Path JAR = Path.of(System.getProperty("steward.operator.jar", "target/steward-0.1.0-SNAPSHOT.jar"));
+  /** What the chart's defaults amount to, for tests that do not set their own JVM options. */
+  public static final List<String> TEST_JVM_OPTIONS = List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+  private static final Duration GRACEFUL_STOP = Duration.ofSeconds(45);
+  // fd 3 keeps our pipe; the operator gets /dev/null as stdin and does not inherit the pipe.
+  private static final String GUARD = """
+      exec 3<&0
+      "$@" </dev/null 3<&- &
+      pid=$!
+      ( cat <&3 >/dev/null; kill -TERM "$pid" 2>/dev/null ) &
+      exec 3<&-
+      wait "$pid"
+      """;
+
   private final String identity;
-  private final Process process;
-  private final int port;
+  private final Process shell;
   private final Path log;
+  private final int port;
+  private final Thread shutdownHook;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  private OperatorProcess(String identity, Process process, int port, Path log) {
+  private OperatorProcess(String identity, Process shell, Path log, int port) {
     this.identity = identity;
-    this.process = process;
-    this.port = port;
+    this.shell = shell;
     this.log = log;
+    this.port = port;
+    this.shutdownHook = new Thread(this::killAll, "operator-process-kill");
+    Runtime.getRuntime().addShutdownHook(shutdownHook);
   }
 
-  public static Path jar() {
-    Path jar = Path.of(System.getProperty("steward.jar", "target/steward-0.1.0-SNAPSHOT.jar"));
-    if (!Files.isRegularFile(jar)) {
-      throw new IllegalStateException("no operator jar at " + jar + ": run `mvn package` (mvn verify does) first");
-    }
-    return jar;
-  }
-
+  /** A replica with its own identity (User-Agent {@code steward/<identity>}) and Spring properties. */
   public static OperatorProcess start(LocalCluster cluster, String identity, Map<String, String> properties) {
-    return start(cluster.kubeconfigFor("steward-operator"), identity, properties);
+    return start(cluster.kubeconfigFor("steward-operator"), identity, properties, TEST_JVM_OPTIONS);
   }
 
-  public static OperatorProcess start(Path kubeconfig, String identity, Map<String, String> properties) {
+  public static OperatorProcess start(Path kubeconfig, String identity, Map<String, String> properties,
+      List<String> jvmOptions) {
+    List<String> args = new ArrayList<>(List.of("--steward.leader-election.identity=" + identity));
+    properties.forEach((key, value) -> args.add("--" + key + "=" + value));
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("KUBECONFIG", kubeconfig.toAbsolutePath().toString());
+    return start(identity, env, jvmOptions, args, Path.of("target", "operators", identity + ".log"));
+  }
+
+  /**
+   * Starts {@code java [jvmOptions] -jar JAR --server.port=FREE --server.address=127.0.0.1 [args]}
+   * with exactly {@code env} (plus PATH and a private HOME), writing its output to {@code log}.
+   */
+  public static OperatorProcess start(String identity, Map<String, String> env, List<String> jvmOptions,
+      List<String> args, Path log) {
+    if (!Files.isRegularFile(JAR)) {
+      throw new IllegalStateException(JAR + " does not exist: run `mvn package` (failsafe runs after it in `mvn verify`)");
+    }
     int port = freePort();
-    Path log = Path.of("target", "operators", identity + ".log");
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", jar().toString(),
-        "--server.port=" + port, "--server.address=127.0.0.1",
-        "--steward.leader-election.identity=" + identity));
-    properties.forEach((key, value) -> command.add("--" + key + "=" + value));
+    List<String> command = new ArrayList<>(List.of("sh", "-c", GUARD, "operator-guard"));
+    command.add(ProcessHandle.current().info().command().orElse("java"));
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-jar", JAR.toAbsolutePath().toString(), "--server.port=" + port, "--server.address=127.0.0.1"));
+    command.addAll(args);
     try {
       Files.createDirectories(log.getParent());
+      Path home = Files.createDirectories(log.getParent().resolve("home"));
       ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-      builder.environment().put("KUBECONFIG", kubeconfig.toAbsolutePath().toString());
-      return new OperatorProcess(identity, builder.start(), port, log);
+          .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
+      builder.environment().clear();
+      builder.environment().put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+      builder.environment().put("HOME", home.toAbsolutePath().toString());
+      builder.environment().putAll(env);
+      return new OperatorProcess(identity, builder.start(), log, port);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -76,22 +113,58 @@ public final class OperatorProcess implements AutoCloseable {
     return "steward/" + identity;
   }
 
-  public long pid() {
-    return process.pid();
+  public int port() {
+    return port;
+  }
+
+  /** True until the operator has exited (the guard shell waits for it and ends with it). */
+  public boolean isRunning() {
+    return shell.isAlive();
   }
 
   public boolean isAlive() {
-    return process.isAlive();
+    return isRunning();
   }
 
-  public Path log() {
-    return log;
+  /** The operator's JVM (the shell's java child), once started. */
+  public Optional<ProcessHandle> operator() {
+    return shell.descendants().filter(p -> p.info().command().map(c -> c.endsWith("/java") || c.equals("java"))
+        .orElse(false)).findFirst();
   }
 
-  /** GET an Actuator path; status code and body, or -1 when nothing answers. */
-  public HttpResponse<String> actuator(String path) {
+  /** Process id of the operator's JVM. */
+  public long pid() {
+    return operator().orElseThrow(() -> new IllegalStateException(identity + " is not running")).pid();
+  }
+
+  /** Resident memory of the operator's JVM in bytes, from /proc. */
+  public long residentBytes() {
     try {
-      return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/" + path))
+      return Files.readAllLines(Path.of("/proc", Long.toString(pid()), "status")).stream()
+          .filter(l -> l.startsWith("VmRSS:"))
+          .mapToLong(l -> Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024)
+          .findFirst().orElseThrow();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** GET http://127.0.0.1:PORT{path}: status code and body; code 0 when nothing answers. */
+  public record Response(int code, String body) {}
+
+  public Response get(String path) {
+    HttpResponse<String> response = send(path);
+    return response == null ? new Response(0, "no answer") : new Response(response.statusCode(), response.body());
+  }
+
+  /** GET an Actuator path ({@code health/readiness}, {@code leader}, ...); null when nothing answers. */
+  public HttpResponse<String> actuator(String path) {
+    return send("/actuator/" + path);
+  }
+
+  private HttpResponse<String> send(String path) {
+    try {
+      return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
           .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       return null;
@@ -106,44 +179,80 @@ public final class OperatorProcess implements AutoCloseable {
     return response != null && response.statusCode() == 200;
   }
 
-  /** SIGTERM and wait for the exit code. */
+  /** SIGTERM to the operator, as a pod being stopped gets; waits for and returns its exit code. */
   public int terminate() {
-    process.destroy();
-    return waitForExit(Duration.ofSeconds(60));
+    operator().ifPresent(ProcessHandle::destroy);
+    return waitForExit(GRACEFUL_STOP);
   }
 
-  /** SIGKILL, as a node failure or OOM kill would. */
+  /** SIGKILL to the operator, as a node failure or an OOM kill would. */
   public void kill() {
-    process.destroyForcibly();
+    operator().ifPresent(ProcessHandle::destroyForcibly);
     waitForExit(Duration.ofSeconds(30));
   }
 
+  /** Waits for the operator to exit and returns its exit code (128 + signal when a signal killed it). */
   public int waitForExit(Duration timeout) {
     try {
-      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      if (!shell.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         throw new IllegalStateException(identity + " did not exit within " + timeout);
       }
-      return process.exitValue();
+      return shell.exitValue();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
   }
 
-  public String tail(int lines) {
+  /** Exit code of the operator; only once it has exited. */
+  public int exitCode() {
+    return shell.exitValue();
+  }
+
+  public String logTail(int lines) {
     try {
       List<String> all = Files.readAllLines(log);
       return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
     } catch (IOException e) {
-      return "(no log)";
+      return "(log unreadable: " + e + ")";
     }
   }
 
+  public Path log() {
+    return log;
+  }
+
+  /** SIGTERM through the guard (a graceful Spring shutdown), SIGKILL for anything still there after it. */
   @Override
   public void close() {
-    if (process.isAlive()) {
-      process.destroyForcibly();
-      waitForExit(Duration.ofSeconds(30));
+    List<ProcessHandle> tree = shell.descendants().toList();
+    try {
+      shell.getOutputStream().close();
+      if (!shell.waitFor(GRACEFUL_STOP.toSeconds(), TimeUnit.SECONDS)) {
+        killAll();
+      }
+    } catch (IOException e) {
+      killAll();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      killAll();
+    } finally {
+      tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
+      try {
+        Runtime.getRuntime().removeShutdownHook(shutdownHook);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook runs anyway
+      }
+    }
+  }
+
+  private void killAll() {
+    shell.descendants().forEach(ProcessHandle::destroyForcibly);
+    shell.destroyForcibly();
+    try {
+      shell.waitFor(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

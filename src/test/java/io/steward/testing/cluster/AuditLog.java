@@ -25,9 +25,12 @@ public final class AuditLog {
     this.file = file;
   }
 
-  /** One completed request. {@code subresource} is empty for the main resource. */
+  /**
+   * One completed request. {@code subresource} is empty for the main resource; {@code message} is the
+   * server's message for a failed one.
+   */
   public record Entry(Instant received, String verb, String user, String userAgent, String apiGroup,
-      String resource, String subresource, String namespace, String name, int code) {
+      String resource, String subresource, String namespace, String name, int code, String message) {
 
     public boolean mutating() {
       return MUTATING.contains(verb);
@@ -66,7 +69,7 @@ public final class AuditLog {
     return new Entry(Instant.parse(text(event, "requestReceivedTimestamp")), text(event, "verb"),
         text(user, "username"), text(event, "userAgent"), text(ref, "apiGroup"), text(ref, "resource"),
         text(ref, "subresource"), text(ref, "namespace"), text(ref, "name"),
-        status.has("code") ? status.get("code").getAsInt() : 0);
+        status.has("code") ? status.get("code").getAsInt() : 0, text(status, "message"));
   }
 
   private static String text(JsonObject object, String field) {

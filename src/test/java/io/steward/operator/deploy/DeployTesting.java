@@ -1,0 +1,121 @@
+package io.steward.operator.deploy;
+
+import io.kubernetes.client.custom.V1Patch;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.models.V1Namespace;
+import io.kubernetes.client.openapi.models.V1Pod;
+import io.kubernetes.client.util.PatchUtils;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
+import io.steward.operator.deploy.ServiceAccountAccess.Request;
+import io.steward.testing.cluster.LocalCluster;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** What the deployment tests share: namespaces, cleanup, and the requests Steward must and must not be allowed. */
+final class DeployTesting {
+  private DeployTesting() {}
+
+  /** Labels the namespace to enforce (and warn about) the restricted Pod Security Standard. */
+  static void enforceRestrictedPodSecurity(LocalCluster cluster, String namespace) throws ApiException {
+    String patch = "{\"metadata\":{\"labels\":{\"pod-security.kubernetes.io/enforce\":\"restricted\","
+        + "\"pod-security.kubernetes.io/enforce-version\":\"latest\",\"pod-security.kubernetes.io/warn\":\"restricted\","
+        + "\"pod-security.kubernetes.io/warn-version\":\"latest\"}}}";
+    PatchUtils.patch(V1Namespace.class, () -> new CoreV1Api(cluster.adminClient())
+        .patchNamespace(namespace, new V1Patch(patch)).buildCall(null), V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH,
+        cluster.adminClient());
+  }
+
+  /** Deletes the cluster-scoped RBAC objects among {@code manifests}; namespaced ones go with their namespace. */
+  static void deleteClusterScoped(LocalCluster cluster, Manifests manifests) {
+    if (manifests == null) {
+      return;
+    }
+    for (Map<String, Object> object : manifests.objects()) {
+      String kind = (String) object.get("kind");
+      String plural = switch (kind) {
+        case "ClusterRole" -> "clusterroles";
+        case "ClusterRoleBinding" -> "clusterrolebindings";
+        default -> null;
+      };
+      if (plural != null) {
+        new DynamicKubernetesApi("rbac.authorization.k8s.io", "v1", plural, cluster.adminClient())
+            .delete(Manifests.name(object));
+      }
+    }
+  }
+
+  static List<V1Pod> pods(LocalCluster cluster, String namespace, String selector) {
+    try {
+      return new CoreV1Api(cluster.adminClient()).listNamespacedPod(namespace).labelSelector(selector).execute()
+          .getItems();
+    } catch (ApiException e) {
+      throw new IllegalStateException("HTTP " + e.getCode() + ": " + e.getResponseBody(), e);
+    }
+  }
+
+  static boolean exists(LocalCluster cluster, String group, String version, String plural, String namespace, String name) {
+    var response = new DynamicKubernetesApi(group, version, plural, cluster.adminClient()).get(namespace, name);
+    if (response.isSuccess()) {
+      return true;
+    }
+    if (response.getHttpStatusCode() == 404) {
+      return false;
+    }
+    throw new IllegalStateException("reading " + plural + " " + namespace + "/" + name + ": HTTP "
+        + response.getHttpStatusCode());
+  }
+
+  /** Every request Steward sends about WebApps in {@code namespace} (see RbacRules.MANAGER). */
+  static List<Request> managerRequests(String namespace) {
+    List<Request> requests = new ArrayList<>();
+    for (String permission : RbacRules.MANAGER) {
+      String[] parts = permission.split(" ");
+      requests.add(Request.of(parts[1], parts[0], namespace, parts[1].matches("get|update|patch|delete") ? "some-app" : null));
+    }
+    return requests;
+  }
+
+  /** What leader election does with the Lease in the release namespace. */
+  static List<Request> leaseRequests(String namespace, String leaseName) {
+    return List.of(Request.of("create", "coordination.k8s.io/leases", namespace),
+        Request.of("get", "coordination.k8s.io/leases", namespace, leaseName),
+        Request.of("update", "coordination.k8s.io/leases", namespace, leaseName));
+  }
+
+  /** What Steward must never be allowed, wherever it manages WebApps or runs. */
+  static List<Request> neverAllowed(String managed, String release, String leaseName) {
+    List<Request> requests = new ArrayList<>();
+    for (String namespace : List.of(managed, release)) {
+      requests.add(Request.of("get", "/secrets", namespace, "some-secret"));
+      requests.add(Request.of("list", "/secrets", namespace));
+      requests.add(Request.of("watch", "/secrets", namespace));
+      requests.add(Request.of("get", "/configmaps", namespace, "some-config"));
+      requests.add(Request.of("create", "/pods", namespace));
+      requests.add(Request.of("create", "/pods/exec", namespace, "some-pod"));
+      requests.add(Request.of("delete", "apps/deployments", namespace, "some-app"));
+      requests.add(Request.of("deletecollection", "/services", namespace));
+      // Steward writes a WebApp's status, never its spec, and never creates or deletes one.
+      requests.add(Request.of("create", "steward.io/webapps", namespace));
+      requests.add(Request.of("update", "steward.io/webapps", namespace, "some-app"));
+      requests.add(Request.of("patch", "steward.io/webapps", namespace, "some-app"));
+      requests.add(Request.of("delete", "steward.io/webapps", namespace, "some-app"));
+      requests.add(Request.of("delete", "/events", namespace, "some-event"));
+      requests.add(Request.of("create", "rbac.authorization.k8s.io/rolebindings", namespace));
+    }
+    requests.add(Request.of("list", "/secrets", ""));
+    requests.add(Request.of("list", "/namespaces", ""));
+    requests.add(Request.of("list", "/nodes", ""));
+    requests.add(Request.of("create", "rbac.authorization.k8s.io/clusterrolebindings", ""));
+    requests.add(Request.of("update", "apiextensions.k8s.io/customresourcedefinitions", "", "webapps.steward.io"));
+    // The Lease: only the named one, only get/update (and create), only in the release namespace.
+    requests.add(Request.of("delete", "coordination.k8s.io/leases", release, leaseName));
+    requests.add(Request.of("list", "coordination.k8s.io/leases", release));
+    requests.add(Request.of("update", "coordination.k8s.io/leases", release, "someone-elses-lease"));
+    requests.add(Request.of("get", "coordination.k8s.io/leases", release, "someone-elses-lease"));
+    requests.add(Request.of("update", "coordination.k8s.io/leases", managed, leaseName));
+    requests.add(Request.of("create", "coordination.k8s.io/leases", managed));
+    return requests;
+  }
+}

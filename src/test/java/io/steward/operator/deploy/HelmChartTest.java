@@ -1,0 +1,253 @@
+package io.steward.operator.deploy;
+
+import static io.steward.operator.deploy.Manifests.list;
+import static io.steward.operator.deploy.Manifests.map;
+import static io.steward.operator.deploy.Manifests.value;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.marcnuri.helm.LintResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * The Helm chart, linted and rendered offline (helm 3.21 embedded by helm-java): what it installs
+ * for the default values and for watchNamespaces, and which values its schema refuses. The
+ * integration tests (HelmChartIT, HelmChartWatchNamespacesIT) put the same output on a real API server.
+ */
+class HelmChartTest {
+  private static final String NS = "steward-system";
+
+  @Test
+  void lintsCleanWithDefaultValues() {
+    LintResult result = StewardChart.lint();
+    assertThat(result.isFailed()).as("helm lint --strict: %s", result.getMessages()).isFalse();
+    assertThat(result.getMessages()).allSatisfy(m -> assertThat(m).startsWith("[INFO]"));
+  }
+
+  @Test
+  void lintsCleanInWatchNamespacesMode() {
+    LintResult result = StewardChart.lint(Map.of("watchNamespaces", List.of("team-a", "team-b")));
+    assertThat(result.isFailed()).as("helm lint --strict: %s", result.getMessages()).isFalse();
+    assertThat(result.getMessages()).allSatisfy(m -> assertThat(m).startsWith("[INFO]"));
+  }
+
+  @Test
+  void defaultsInstallTwoLeaderElectedReplicasWithClusterWideLeastPrivilege() {
+    Manifests out = StewardChart.template("steward", NS, Map.of());
+
+    assertThat(out.kinds()).containsExactlyInAnyOrder("ServiceAccount", "ClusterRole", "ClusterRoleBinding",
+        "Role", "RoleBinding", "Service", "Deployment", "PodDisruptionBudget");
+    // Cluster-wide: the manager rules, bound to the chart's ServiceAccount, and nothing more.
+    Map<String, Object> clusterRole = out.single("ClusterRole");
+    assertThat(RbacRules.flatten(clusterRole)).containsExactlyInAnyOrderElementsOf(RbacRules.MANAGER);
+    Map<String, Object> binding = out.single("ClusterRoleBinding");
+    assertThat(map(binding, "roleRef")).containsEntry("kind", "ClusterRole")
+        .containsEntry("name", Manifests.name(clusterRole));
+    assertThat(list(binding, "subjects")).singleElement().isEqualTo(
+        Map.of("kind", "ServiceAccount", "name", "steward", "namespace", NS));
+    // The Lease: only in the release namespace, only the named Lease beyond create.
+    Map<String, Object> leaseRole = out.single("Role");
+    assertThat(Manifests.namespace(leaseRole)).isEqualTo(NS);
+    assertThat(RbacRules.flatten(leaseRole)).containsExactlyInAnyOrderElementsOf(RbacRules.leaderElection("steward-leader"));
+    assertThat(list(out.single("RoleBinding"), "subjects")).singleElement().isEqualTo(
+        Map.of("kind", "ServiceAccount", "name", "steward", "namespace", NS));
+    assertNoWildcardsOrSecrets(out);
+
+    Map<String, Object> serviceAccount = out.single("ServiceAccount");
+    assertThat(serviceAccount.get("automountServiceAccountToken")).isEqualTo(false);
+
+    Map<String, Object> deployment = out.single("Deployment");
+    assertThat(value(deployment, "spec", "replicas")).isEqualTo(2);
+    Map<String, Object> pod = map(deployment, "spec", "template", "spec");
+    assertThat(pod.get("serviceAccountName")).isEqualTo("steward");
+    Map<String, Object> container = single(list(pod, "containers"));
+    Map<String, Object> env = env(container);
+    assertThat(env.get("POD_NAME")).isEqualTo(Map.of("fieldRef", Map.of("fieldPath", "metadata.name")));
+    assertThat(env.get("POD_NAMESPACE")).isEqualTo(Map.of("fieldRef", Map.of("fieldPath", "metadata.namespace")));
+    assertThat(env).containsEntry("STEWARD_LEADERELECTION_ENABLED", "true")
+        .containsEntry("STEWARD_LEADERELECTION_LEASENAME", "steward-leader")
+        .containsEntry("SERVER_PORT", "8081")
+        .doesNotContainKey("STEWARD_NAMESPACES");
+    assertThat((String) env.get("JAVA_TOOL_OPTIONS")).contains("-XX:MaxRAMPercentage=50", "-XX:+ExitOnOutOfMemoryError");
+
+    // Probes on the management port, on Actuator's liveness and readiness groups.
+    assertThat(list(container, "ports")).singleElement().satisfies(p -> assertThat(p)
+        .containsEntry("name", "management").containsEntry("containerPort", 8081));
+    assertThat(value(container, "livenessProbe", "httpGet")).isEqualTo(Map.of("path", "/actuator/health/liveness", "port", "management"));
+    assertThat(value(container, "readinessProbe", "httpGet")).isEqualTo(Map.of("path", "/actuator/health/readiness", "port", "management"));
+    assertThat(value(container, "startupProbe", "httpGet")).isEqualTo(Map.of("path", "/actuator/health/liveness", "port", "management"));
+
+    // Restricted security context, read-only root with a writable /tmp, a short-lived token only.
+    assertThat(map(pod, "securityContext")).containsEntry("runAsNonRoot", true).containsEntry("runAsUser", 65532)
+        .containsEntry("seccompProfile", Map.of("type", "RuntimeDefault"));
+    assertThat(map(container, "securityContext")).containsEntry("allowPrivilegeEscalation", false)
+        .containsEntry("readOnlyRootFilesystem", true).containsEntry("capabilities", Map.of("drop", List.of("ALL")));
+    assertThat(pod.get("automountServiceAccountToken")).isEqualTo(false);
+    assertThat(list(container, "volumeMounts")).extracting(m -> m.get("mountPath"))
+        .containsExactlyInAnyOrder("/tmp", "/var/run/secrets/kubernetes.io/serviceaccount");
+    Map<String, Object> tokenVolume = volume(pod, "kube-api-access");
+    assertThat(value(tokenVolume, "projected", "sources", 0, "serviceAccountToken", "expirationSeconds")).isEqualTo(3600);
+    assertThat(value(volume(pod, "tmp"), "emptyDir")).isNotNull();
+
+    // Memory request = limit, and the heap takes half of it.
+    assertThat(map(container, "resources")).isEqualTo(Map.of(
+        "requests", Map.of("cpu", "100m", "memory", "512Mi"), "limits", Map.of("memory", "512Mi")));
+
+    Map<String, Object> metrics = out.single("Service");
+    assertThat(list(metrics, "spec", "ports")).singleElement().satisfies(p -> assertThat(p)
+        .containsEntry("name", "metrics").containsEntry("port", 8081).containsEntry("targetPort", "management"));
+    assertThat(map(metrics, "spec", "selector")).isEqualTo(map(deployment, "spec", "selector", "matchLabels"));
+    Map<String, Object> pdb = out.single("PodDisruptionBudget");
+    assertThat(value(pdb, "spec", "maxUnavailable")).isEqualTo(1);
+    assertThat(map(pdb, "spec", "selector", "matchLabels")).isEqualTo(map(deployment, "spec", "selector", "matchLabels"));
+  }
+
+  @Test
+  void watchNamespacesSwitchesToARoleAndBindingPerNamespaceAndTellsTheOperator() {
+    Manifests out = StewardChart.template("steward", NS, Map.of("watchNamespaces", List.of("team-a", "team-b")));
+
+    assertThat(out.ofKind("ClusterRole")).isEmpty();
+    assertThat(out.ofKind("ClusterRoleBinding")).isEmpty();
+    for (String watched : List.of("team-a", "team-b")) {
+      Map<String, Object> role = out.get("Role", watched, "steward-manager");
+      assertThat(RbacRules.flatten(role)).containsExactlyInAnyOrderElementsOf(RbacRules.MANAGER);
+      Map<String, Object> binding = out.get("RoleBinding", watched, "steward-manager");
+      assertThat(map(binding, "roleRef")).containsEntry("kind", "Role").containsEntry("name", "steward-manager");
+      assertThat(list(binding, "subjects")).singleElement().isEqualTo(
+          Map.of("kind", "ServiceAccount", "name", "steward", "namespace", NS));
+    }
+    assertThat(RbacRules.flatten(out.get("Role", NS, "steward-leader-election")))
+        .containsExactlyInAnyOrderElementsOf(RbacRules.leaderElection("steward-leader"));
+    assertThat(out.ofKind("Role")).extracting(Manifests::namespace).containsExactlyInAnyOrder("team-a", "team-b", NS);
+    assertNoWildcardsOrSecrets(out);
+
+    Map<String, Object> container = single(list(out.single("Deployment"), "spec", "template", "spec", "containers"));
+    assertThat(env(container)).containsEntry("STEWARD_NAMESPACES", "team-a,team-b");
+  }
+
+  @Test
+  void namesFollowTheReleaseAndTheLeaseNameCanBeSet() {
+    Manifests out = StewardChart.template("ops", "operators", Map.of("leaderElection", Map.of("leaseName", "my-lease")));
+    assertThat(Manifests.name(out.single("Deployment"))).isEqualTo("ops-steward");
+    assertThat(Manifests.name(out.single("ClusterRole"))).isEqualTo("ops-steward-manager");
+    assertThat(RbacRules.flatten(out.single("Role"))).containsExactlyInAnyOrderElementsOf(RbacRules.leaderElection("my-lease"));
+    Map<String, Object> container = single(list(out.single("Deployment"), "spec", "template", "spec", "containers"));
+    assertThat(env(container)).containsEntry("STEWARD_LEADERELECTION_LEASENAME", "my-lease");
+  }
+
+  @Test
+  void serviceMonitorIsOptionalAndScrapesActuatorPrometheus() {
+    Manifests out = StewardChart.template("steward", NS, Map.of("metrics",
+        Map.of("serviceMonitor", Map.of("enabled", true, "labels", Map.of("release", "prometheus")))));
+    Map<String, Object> monitor = out.single("ServiceMonitor");
+    assertThat(monitor.get("apiVersion")).isEqualTo("monitoring.coreos.com/v1");
+    assertThat(map(monitor, "metadata", "labels")).containsEntry("release", "prometheus");
+    assertThat(list(monitor, "spec", "endpoints")).singleElement().satisfies(e -> assertThat(e)
+        .containsEntry("port", "metrics").containsEntry("path", "/actuator/prometheus"));
+    assertThat(map(monitor, "spec", "selector", "matchLabels"))
+        .isEqualTo(map(out.single("Service"), "spec", "selector"));
+  }
+
+  @Test
+  void imageDefaultsToTheAppVersionAndADigestWins() throws Exception {
+    Map<String, Object> chart = new Yaml().load(Files.readString(StewardChart.CHART.resolve("Chart.yaml")));
+    assertThat(image(StewardChart.template("steward", NS, Map.of())))
+        .isEqualTo("ghcr.io/steward-io/steward:" + chart.get("appVersion"));
+    String digest = "sha256:" + "a".repeat(64);
+    assertThat(image(StewardChart.template("steward", NS, Map.of("image", Map.of("digest", digest)))))
+        .isEqualTo("ghcr.io/steward-io/steward@" + digest);
+  }
+
+  @Test
+  void appVersionMatchesTheMavenVersion() throws Exception {
+    Map<String, Object> chart = new Yaml().load(Files.readString(StewardChart.CHART.resolve("Chart.yaml")));
+    String pom = Files.readString(Path.of("pom.xml"));
+    String mavenVersion = pom.replaceAll("(?s).*?<artifactId>steward</artifactId>\\s*<version>([^<]+)</version>.*", "$1");
+    assertThat(mavenVersion.replace("-SNAPSHOT", "")).as("pom.xml version without -SNAPSHOT")
+        .isEqualTo(chart.get("appVersion"));
+  }
+
+  static List<Arguments> badValues() {
+    return List.of(
+        Arguments.of(Map.of("replicaCount", 0), List.of("/replicaCount", "minimum: got 0, want 1")),
+        Arguments.of(Map.of("watchNamespaces", List.of("Team_A")), List.of("/watchNamespaces/0", "'Team_A' does not match pattern")),
+        Arguments.of(Map.of("watchNamespaces", "team-a"), List.of("/watchNamespaces", "got string, want array")),
+        Arguments.of(Map.of("watchNamespaces", List.of("a", "a")), List.of("/watchNamespaces", "items at 0 and 1 are equal")),
+        Arguments.of(Map.of("leaderElection", Map.of("enabled", "yes")), List.of("/leaderElection/enabled", "got string, want boolean")),
+        Arguments.of(Map.of("leaderElection", Map.of("leaseDuration", "15 seconds")), List.of("/leaderElection/leaseDuration", "does not match pattern")),
+        Arguments.of(Map.of("image", Map.of("pullPolicy", "Sometimes")), List.of("/image/pullPolicy", "value must be one of 'Always', 'IfNotPresent', 'Never'")),
+        Arguments.of(Map.of("jvm", Map.of("maxRAMPercentage", 95)), List.of("/jvm/maxRAMPercentage", "maximum: got 95, want 80")),
+        Arguments.of(Map.of("resources", Map.of("limits", Map.of("memory", "lots"))), List.of("/resources/limits/memory", "does not match pattern")),
+        Arguments.of(Map.of("replicas", 3), List.of("additional properties 'replicas' not allowed")),
+        Arguments.of(Map.of("serviceAccount", Map.of("tokenExpirationSeconds", 60)), List.of("/serviceAccount/tokenExpirationSeconds", "minimum: got 60, want 600")));
+  }
+
+  @ParameterizedTest
+  @MethodSource("badValues")
+  void schemaRefusesBadValuesNamingTheValue(Map<String, Object> values, List<String> expected) {
+    String error = StewardChart.templateError("steward", NS, values);
+    assertThat(error).as("helm template with %s", values).isNotNull()
+        .contains("values don't meet the specifications of the schema");
+    assertThat(error).contains(expected);
+  }
+
+  @Test
+  void severalReplicasWithoutLeaderElectionAreRefusedWithAnExplanation() {
+    String error = StewardChart.templateError("steward", NS, Map.of("replicaCount", 3,
+        "leaderElection", Map.of("enabled", false)));
+    assertThat(error).contains("replicaCount is 3 but leaderElection.enabled is false")
+        .contains("Enable leader election or set replicaCount: 1");
+    // One replica without leader election is a supported set-up, and then no Lease permissions exist.
+    Manifests single = StewardChart.template("steward", NS, Map.of("replicaCount", 1, "leaderElection", Map.of("enabled", false)));
+    assertThat(single.ofKind("Role")).isEmpty();
+    assertThat(env(single(list(single.single("Deployment"), "spec", "template", "spec", "containers"))))
+        .containsEntry("STEWARD_LEADERELECTION_ENABLED", "false");
+  }
+
+  @Test
+  void kustomizeRbacGrantsExactlyWhatTheChartGrants() throws Exception {
+    Manifests chart = StewardChart.template("steward", NS, Map.of());
+    Map<String, Object> kustomizeRole = new Yaml().load(Files.readString(Path.of("config", "rbac", "role.yaml")));
+    Map<String, Object> kustomizeLeaseRole = new Yaml().load(Files.readString(Path.of("config", "rbac", "leader_election_role.yaml")));
+    assertThat(RbacRules.flatten(kustomizeRole)).isEqualTo(RbacRules.flatten(chart.single("ClusterRole")));
+    // Same rules; the kustomize install uses the operator's default Lease name.
+    assertThat(RbacRules.flatten(kustomizeLeaseRole)).containsExactlyInAnyOrderElementsOf(RbacRules.leaderElection("steward-leader"));
+  }
+
+  private static void assertNoWildcardsOrSecrets(Manifests out) {
+    for (Map<String, Object> role : out.where(o -> List.of("Role", "ClusterRole").contains(o.get("kind")))) {
+      assertThat(RbacRules.flatten(role)).as("%s %s", role.get("kind"), Manifests.name(role))
+          .noneMatch(p -> p.contains("*"))
+          .noneMatch(p -> p.startsWith("/secrets") || p.startsWith("/pods") || p.startsWith("/configmaps"));
+    }
+  }
+
+  private static String image(Manifests out) {
+    return (String) single(list(out.single("Deployment"), "spec", "template", "spec", "containers")).get("image");
+  }
+
+  /** The container's env as name → value (a string) or valueFrom (a map). */
+  static Map<String, Object> env(Map<String, Object> container) {
+    return list(container, "env").stream().collect(Collectors.toMap(e -> (String) e.get("name"),
+        e -> e.containsKey("value") ? e.get("value") : e.get("valueFrom"), (a, b) -> b, LinkedHashMap::new));
+  }
+
+  private static Map<String, Object> volume(Map<String, Object> pod, String name) {
+    return list(pod, "volumes").stream().filter(v -> name.equals(v.get("name"))).findFirst()
+        .orElseThrow(() -> new AssertionError("no volume " + name));
+  }
+
+  private static Map<String, Object> single(List<Map<String, Object>> items) {
+    assertThat(items).hasSize(1);
+    return items.get(0);
+  }
+}
