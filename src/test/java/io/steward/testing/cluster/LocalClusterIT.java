@@ -81,6 +81,50 @@ class LocalClusterIT {
         assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).as("pid %d alive", pid).isFalse());
   }
 
+  @Test
+  void componentsDieWithAJvmKilledByKillDashNine() throws Exception {
+    // A throwaway JVM starts a cluster and is then SIGKILLed: no shutdown hook runs, so only the
+    // components' own watch on their stdin pipe can stop them.
+    Path dir = Path.of("target", "jvm-death").toAbsolutePath();
+    java.nio.file.Files.createDirectories(dir);
+    Path source = dir.resolve("StartCluster.java");
+    java.nio.file.Files.writeString(source, """
+        public class StartCluster {
+          public static void main(String[] args) throws Exception {
+            var cluster = io.steward.testing.cluster.LocalCluster.start(
+                io.steward.testing.cluster.LocalCluster.Shape.API, java.nio.file.Path.of(args[0]));
+            for (var component : cluster.components()) System.out.println("PID " + component.pid());
+            System.out.println("READY");
+            System.out.flush();
+            Thread.sleep(Long.MAX_VALUE);
+          }
+        }
+        """);
+    Process jvm = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"),
+        "-Dsteward.controlplane.source=" + System.getProperty("steward.controlplane.source", "src/test/controlplane"),
+        source.toString(), dir.resolve("cluster").toString())
+        .redirectError(ProcessBuilder.Redirect.appendTo(dir.resolve("jvm.log").toFile())).start();
+    List<Long> pids = new java.util.ArrayList<>();
+    try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(jvm.getInputStream()))) {
+      for (String line = lines.readLine(); line != null && !line.equals("READY"); line = lines.readLine()) {
+        if (line.startsWith("PID ")) {
+          pids.add(Long.parseLong(line.substring(4)));
+        }
+      }
+      assertThat(pids).as("components started by the child JVM").hasSize(2);
+      assertThat(pids).allSatisfy(pid -> assertThat(ProcessHandle.of(pid)).isPresent());
+
+      jvm.destroyForcibly().waitFor();
+
+      await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(pids).allSatisfy(pid ->
+          assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).as("pid %d alive", pid).isFalse()));
+    } finally {
+      jvm.destroyForcibly();
+      pids.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+    }
+  }
+
   private static boolean exists(CoreV1Api core, String namespace, String name) {
     try {
       core.readNamespacedConfigMap(name, namespace).execute();
