@@ -76,8 +76,13 @@ class ReliabilityIT {
   }
 
   @AfterEach
-  void stopOperators() {
+  void stopOperators() throws java.io.IOException {
     processes.forEach(OperatorProcess::close);
+    for (OperatorProcess process : processes) {
+      // Outages legitimately break watches; a payload the client cannot parse never should.
+      assertThat(java.nio.file.Files.readString(process.log())).as("log of %s", process.identity())
+          .doesNotContain("JsonSyntaxException");
+    }
     processes.clear();
   }
 
