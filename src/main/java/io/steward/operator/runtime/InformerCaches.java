@@ -51,13 +51,17 @@ public final class InformerCaches {
               ? watchable(custom.listClusterCustomObject(WebApp.GROUP, WebApp.VERSION, WebApp.PLURAL), params)
               : watchable(custom.listNamespacedCustomObject(WebApp.GROUP, WebApp.VERSION, ns, WebApp.PLURAL), params),
           WebApp.class, WebAppList.class);
+      // No watch bookmarks for Deployments: a bookmark's object is an empty Deployment whose
+      // spec.selector is null, which client-java 25's model validation rejects ("Not a JSON Object:
+      // null" in V1LabelSelector); the watch then fails and the informer re-lists every Deployment,
+      // about once a minute (the API server's bookmark interval). Services and WebApps parse fine.
       SharedIndexInformer<V1Deployment> deployments = factory.sharedIndexInformerFor(params -> all
               ? apps.listDeploymentForAllNamespaces().labelSelector(WebAppLabels.OWNED_SELECTOR)
                   .resourceVersion(params.resourceVersion).timeoutSeconds(params.timeoutSeconds)
-                  .watch(params.watch).allowWatchBookmarks(true).buildCall(null)
+                  .watch(params.watch).buildCall(null)
               : apps.listNamespacedDeployment(ns).labelSelector(WebAppLabels.OWNED_SELECTOR)
                   .resourceVersion(params.resourceVersion).timeoutSeconds(params.timeoutSeconds)
-                  .watch(params.watch).allowWatchBookmarks(true).buildCall(null),
+                  .watch(params.watch).buildCall(null),
           V1Deployment.class, V1DeploymentList.class);
       SharedIndexInformer<V1Service> services = factory.sharedIndexInformerFor(params -> all
               ? core.listServiceForAllNamespaces().labelSelector(WebAppLabels.OWNED_SELECTOR)

@@ -50,10 +50,24 @@ public final class OperatorProcess implements AutoCloseable {
   }
 
   public static OperatorProcess start(Path kubeconfig, String identity, Map<String, String> properties) {
+    return start(kubeconfig, identity, List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), properties);
+  }
+
+  /** Starts the jar with the given JVM options (the benchmark uses the Helm chart's). */
+  public static OperatorProcess start(Path kubeconfig, String identity, List<String> jvmOptions,
+      Map<String, String> properties) {
+    return start(kubeconfig, identity, jar(), jvmOptions, properties);
+  }
+
+  /** Starts another build of the operator, e.g. one extracted for class-data sharing. */
+  public static OperatorProcess start(Path kubeconfig, String identity, Path jar, List<String> jvmOptions,
+      Map<String, String> properties) {
     int port = freePort();
     Path log = Path.of("target", "operators", identity + ".log");
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", jar().toString(),
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-jar", jar.toString(),
         "--server.port=" + port, "--server.address=127.0.0.1",
         "--steward.leader-election.identity=" + identity));
     properties.forEach((key, value) -> command.add("--" + key + "=" + value));

@@ -97,7 +97,8 @@ public final class LocalCluster implements AutoCloseable {
         "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
         "--service-account-key-file=" + pki.serviceAccountPublicKey,
         "--service-account-signing-key-file=" + pki.serviceAccountKey,
-        "--service-cluster-ip-range=10.0.0.0/24", "--allow-privileged=true",
+        // A /16: room for the Services of thousands of WebApps (the benchmark creates 5000).
+        "--service-cluster-ip-range=10.0.0.0/16", "--allow-privileged=true",
         "--endpoint-reconciler-type=none", "--profiling=false",
         // No node-lifecycle controller runs to lift the not-ready taint this plugin puts on new nodes.
         "--disable-admission-plugins=TaintNodesByCondition",
