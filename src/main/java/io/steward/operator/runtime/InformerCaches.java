@@ -51,6 +51,10 @@ public final class InformerCaches {
               ? watchable(custom.listClusterCustomObject(WebApp.GROUP, WebApp.VERSION, WebApp.PLURAL), params)
               : watchable(custom.listNamespacedCustomObject(WebApp.GROUP, WebApp.VERSION, ns, WebApp.PLURAL), params),
           WebApp.class, WebAppList.class);
+      // No watch bookmarks for Deployments: a bookmark's object is an empty Deployment whose
+      // spec.selector is null, which client-java 25's model validation rejects ("Not a JSON Object:
+      // null" in V1LabelSelector); the watch then fails and the informer re-lists every Deployment,
+      // about once a minute (the API server's bookmark interval). Services and WebApps parse fine.
       SharedIndexInformer<V1Deployment> deployments = factory.sharedIndexInformerFor(params -> all
               ? apps.listDeploymentForAllNamespaces().labelSelector(WebAppLabels.OWNED_SELECTOR)
                   .resourceVersion(params.resourceVersion).timeoutSeconds(params.timeoutSeconds)
@@ -62,18 +66,15 @@ public final class InformerCaches {
       SharedIndexInformer<V1Service> services = factory.sharedIndexInformerFor(params -> all
               ? core.listServiceForAllNamespaces().labelSelector(WebAppLabels.OWNED_SELECTOR)
                   .resourceVersion(params.resourceVersion).timeoutSeconds(params.timeoutSeconds)
-                  .watch(params.watch).buildCall(null)
+                  .watch(params.watch).allowWatchBookmarks(true).buildCall(null)
               : core.listNamespacedService(ns).labelSelector(WebAppLabels.OWNED_SELECTOR)
                   .resourceVersion(params.resourceVersion).timeoutSeconds(params.timeoutSeconds)
-                  .watch(params.watch).buildCall(null),
+                  .watch(params.watch).allowWatchBookmarks(true).buildCall(null),
           V1Service.class, V1ServiceList.class);
       scopes.put(ns, new Scope(ns, factory, webApps, deployments, services));
     }
   }
 
-  // Bookmarks only for WebApps: a bookmark carries an empty object of the watched kind, and
-  // client-java 25's generated models refuse an empty Deployment or Service (its required selector
-  // is null), which fails the watch about once a minute. WebApp has no such validation.
   private static Call watchable(CustomObjectsApi.APIlistClusterCustomObjectRequest request, CallGeneratorParams params)
       throws io.kubernetes.client.openapi.ApiException {
     return request.resourceVersion(params.resourceVersion).timeoutSeconds(params.timeoutSeconds)

@@ -29,7 +29,7 @@ public class StewardProperties {
 
   /** Reconciles that may run at once (controller-runtime's MaxConcurrentReconciles). */
   @Min(1) @Max(256)
-  private int workers = 4;
+  private int workers = 8;
 
   /** How often every WebApp is reconciled even without a change: a safety net, not a poll. */
   @NotNull

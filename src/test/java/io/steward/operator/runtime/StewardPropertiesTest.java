@@ -24,7 +24,7 @@ class StewardPropertiesTest {
     runner.run(context -> {
       assertThat(context).hasNotFailed();
       StewardProperties properties = context.getBean(StewardProperties.class);
-      assertThat(properties.getWorkers()).isEqualTo(4);
+      assertThat(properties.getWorkers()).isEqualTo(8);
       assertThat(properties.getLeaderElection().getLeaseDuration().toSeconds()).isEqualTo(15);
       assertThat(properties.getLeaderElection().getRenewDeadline().toSeconds()).isEqualTo(10);
       assertThat(properties.getLeaderElection().getRetryPeriod().toSeconds()).isEqualTo(2);

@@ -66,13 +66,24 @@ public final class OperatorProcess implements AutoCloseable {
     return start(cluster.kubeconfigFor("steward-operator"), identity, properties, TEST_JVM_OPTIONS);
   }
 
+  /** The jar `mvn package` built. */
+  public static Path jar() {
+    return JAR;
+  }
+
   public static OperatorProcess start(Path kubeconfig, String identity, Map<String, String> properties,
       List<String> jvmOptions) {
+    return start(kubeconfig, identity, JAR, jvmOptions, properties);
+  }
+
+  /** Starts the given build of the operator (e.g. one extracted for class-data sharing). */
+  public static OperatorProcess start(Path kubeconfig, String identity, Path jar, List<String> jvmOptions,
+      Map<String, String> properties) {
     List<String> args = new ArrayList<>(List.of("--steward.leader-election.identity=" + identity));
     properties.forEach((key, value) -> args.add("--" + key + "=" + value));
     Map<String, String> env = new LinkedHashMap<>();
     env.put("KUBECONFIG", kubeconfig.toAbsolutePath().toString());
-    return start(identity, env, jvmOptions, args, Path.of("target", "operators", identity + ".log"));
+    return start(identity, jar, env, jvmOptions, args, Path.of("target", "operators", identity + ".log"));
   }
 
   /**
@@ -81,14 +92,19 @@ public final class OperatorProcess implements AutoCloseable {
    */
   public static OperatorProcess start(String identity, Map<String, String> env, List<String> jvmOptions,
       List<String> args, Path log) {
-    if (!Files.isRegularFile(JAR)) {
-      throw new IllegalStateException(JAR + " does not exist: run `mvn package` (failsafe runs after it in `mvn verify`)");
+    return start(identity, JAR, env, jvmOptions, args, log);
+  }
+
+  private static OperatorProcess start(String identity, Path jar, Map<String, String> env, List<String> jvmOptions,
+      List<String> args, Path log) {
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException(jar + " does not exist: run `mvn package` (failsafe runs after it in `mvn verify`)");
     }
     int port = freePort();
     List<String> command = new ArrayList<>(List.of("sh", "-c", GUARD, "operator-guard"));
     command.add(ProcessHandle.current().info().command().orElse("java"));
     command.addAll(jvmOptions);
-    command.addAll(List.of("-jar", JAR.toAbsolutePath().toString(), "--server.port=" + port, "--server.address=127.0.0.1"));
+    command.addAll(List.of("-jar", jar.toAbsolutePath().toString(), "--server.port=" + port, "--server.address=127.0.0.1"));
     command.addAll(args);
     try {
       Files.createDirectories(log.getParent());

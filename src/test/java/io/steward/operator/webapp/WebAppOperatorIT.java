@@ -254,7 +254,7 @@ class WebAppOperatorIT {
         .contains("controller_runtime_reconcile_errors_total{controller=\"webapp\"}")
         .contains("controller_runtime_reconcile_time_seconds_bucket{controller=\"webapp\"")
         .contains("controller_runtime_active_workers{controller=\"webapp\"}")
-        .contains("controller_runtime_max_concurrent_reconciles{controller=\"webapp\"} 4")
+        .contains("controller_runtime_max_concurrent_reconciles{controller=\"webapp\"} 8")
         .contains("workqueue_depth{name=\"webapp\"}")
         .containsPattern("workqueue_adds_total\\{name=\"webapp\"\\} [1-9]")
         .contains("workqueue_retries_total{name=\"webapp\"}")

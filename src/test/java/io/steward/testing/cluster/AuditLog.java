@@ -56,6 +56,46 @@ public final class AuditLog {
     }
   }
 
+  /** The log's size in bytes now: a mark for {@link #entriesAfter}. */
+  public long size() {
+    try {
+      return Files.exists(file) ? Files.size(file) : 0;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Complete entries written after {@code mark} (a {@link #size()} taken earlier) that match
+   * {@code filter}: reads only the new part of the log, for long benchmark runs.
+   */
+  public List<Entry> entriesAfter(long mark, Predicate<Entry> filter) {
+    if (!Files.exists(file)) {
+      return List.of();
+    }
+    try (var channel = java.nio.channels.FileChannel.open(file);
+        var reader = new java.io.BufferedReader(new java.io.InputStreamReader(
+            java.nio.channels.Channels.newInputStream(channel.position(Math.max(0, mark - 1))),
+            java.nio.charset.StandardCharsets.UTF_8))) {
+      List<Entry> result = new java.util.ArrayList<>();
+      if (mark > 0) {
+        reader.readLine(); // the rest of the line the mark fell in (just its newline when on a boundary)
+      }
+      for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+        if (line.isBlank() || !line.endsWith("}")) {
+          continue; // still being written
+        }
+        Entry entry = parse(line);
+        if (filter.test(entry)) {
+          result.add(entry);
+        }
+      }
+      return result;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** Mutating requests by clients whose user agent starts with {@code userAgentPrefix}, since {@code after}. */
   public List<Entry> writesBy(String userAgentPrefix, Instant after) {
     return entries(e -> e.mutating() && e.fromUserAgentStartingWith(userAgentPrefix) && !e.received().isBefore(after));

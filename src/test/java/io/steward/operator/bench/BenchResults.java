@@ -1,0 +1,67 @@
+package io.steward.operator.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Everything one run measured; written as results.json (Gson) and results.md (see {@link ResultsWriter}). */
+final class BenchResults {
+  String date;
+  Map<String, Object> machine = new LinkedHashMap<>();
+  Map<String, Object> settings = new LinkedHashMap<>();
+  List<Ceiling> ceiling = new ArrayList<>();
+  List<Convergence> convergence = new ArrayList<>();
+  List<Requests> requests = new ArrayList<>();
+  SteadyState steadyState;
+  Latency latency;
+  List<Memory> memory = new ArrayList<>();
+  List<Startup> startup = new ArrayList<>();
+  List<StartupVariant> startupVariants = new ArrayList<>();
+  Map<String, Object> controlPlane = new LinkedHashMap<>();
+  List<String> notes = new ArrayList<>();
+  /** Every convergence run as measured, before the medians. */
+  List<Map<String, Object>> runs = new ArrayList<>();
+  double totalSeconds;
+
+  /**
+   * The API server's ceiling for Steward's writes at one client concurrency: 3 objects per WebApp,
+   * or 5 {@code withEvents} (plus the two Events Steward records when it creates a WebApp's objects).
+   */
+  record Ceiling(int concurrency, boolean withEvents, int webApps, Figure objectsPerSecond, Figure webAppsPerSecond,
+      int failedRequests) {}
+
+  /**
+   * Convergence of N WebApps. {@code mode}: "create-at-once" (the operator runs; N WebApps are created
+   * as fast as the server takes them; timed from the first create) or "backlog" (N exist before the
+   * operator starts; timed from its readiness and leadership). {@code ratioToCeiling}: WebApps/s over
+   * the WebApps/s of the ceiling run just before, per run.
+   */
+  record Convergence(String mode, int n, Figure seconds, Figure webAppsPerSecond, Figure ratioToCeiling,
+      Figure createSeconds, Figure operatorCpuSeconds, int timedOut) {}
+
+  /** Requests per WebApp by Steward's user agent over a convergence run, from the audit log. */
+  record Requests(String mode, int n, Figure ownedWritesPerWebApp, Figure getsPerWebApp, Figure eventsPerWebApp,
+      Figure conflicts, Figure lists, Figure reconcilesPerWebApp, Figure operatorCpuMillisPerWebApp,
+      Map<String, Integer> lastRunByVerbAndResource) {}
+
+  /** One pass over N converged WebApps without a change: what it wrote and what it cost. */
+  record Pass(String what, int webApps, int reconciles, double seconds, double cpuSeconds, int ownedWrites,
+      int gets, int events, int leases, int lists, Map<String, Integer> byVerbAndResource) {}
+
+  record SteadyState(int n, String resyncPeriod, List<Pass> passes, double idleCpuPercent) {}
+
+  record Latency(int changes, Figure idleMillis, double idleP50, double idleP99, int loadWebApps,
+      Figure loadedMillis, double loadedP50, double loadedP99, int changesSentWhileLoadConverging,
+      double loadSeconds, int lost) {}
+
+  /** {@code jvm}: "chart", or the options added to the chart's for a tuning comparison. */
+  record Memory(int n, String jvm, Figure rssMiB, Figure heapUsedMiB, Figure liveHeapMiB, Figure rssAfterGcMiB,
+      Figure liveHeapBytesPerWebApp, Figure rssBytesPerWebApp) {}
+
+  record Startup(int existingWebApps, Figure secondsToReady, Figure jvmReportedSeconds) {}
+
+  /** Start-up with 0 WebApps and other JVM options (added to the chart's), side by side. */
+  record StartupVariant(String name, String extraJvmOptions, Figure secondsToReady, Figure jvmReportedSeconds,
+      Figure idleRssAfterGcMiB, Figure idleLiveHeapMiB) {}
+}

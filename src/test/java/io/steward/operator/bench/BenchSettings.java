@@ -1,0 +1,153 @@
+package io.steward.operator.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What one benchmark run does, from system properties ({@code -Dsteward.bench.*}, which Maven passes
+ * on to failsafe). Three modes set the defaults: {@code smoke} (N = 20, the check in every
+ * {@code mvn verify}), {@code quick} (a few minutes) and {@code full} ({@code mvn verify -Pbench}).
+ *
+ * @param mode smoke, quick or full
+ * @param sizes the N of the convergence runs (WebApps created at once)
+ * @param backlogSizes the N of the backlog runs (WebApps created before the operator starts)
+ * @param repeats runs per size, for sizes up to {@code repeatUpTo}; larger sizes run once
+ * @param repeatUpTo the largest size that is repeated
+ * @param ceilingSize WebApps per ceiling run
+ * @param ceilingConcurrencies extra concurrencies for the ceiling sweep (the worker count always runs)
+ * @param ceilingWithEvents also measure the ceiling with the two Events Steward records per new WebApp
+ * @param pairedConcurrency concurrency of the ceiling run paired with each convergence run: the worker
+ *     count (the issue's definition), or a fixed one to compare worker counts on one scale
+ * @param workers the operator's worker count (steward.workers), also the ceiling's concurrency
+ * @param latencyChanges spec changes timed per latency run
+ * @param latencyLoad WebApps converging during the loaded latency run
+ * @param startupRepeats start-ups measured with the largest N existing
+ * @param startupVariants JVM option sets (added to {@code jvmOptions}) whose start-up with 0 WebApps is
+ *     compared side by side; the option {@code cds} runs an extracted jar with a class-data-sharing
+ *     archive made by a training run
+ * @param startupVariantRepeats start-ups per variant
+ * @param resyncPeriod steward.resync-period of the steady-state operator; it must outlast its start-up
+ * @param creators client threads creating WebApps
+ * @param jvmOptions the operator JVM's options: the Helm chart's, as far as they apply outside a container
+ * @param tunedJvmOptions options added to the chart's for one more create-at-once run at the largest N
+ *     (empty: none), to compare memory and throughput side by side
+ * @param operatorProperties extra steward.* (or other Spring) properties for the operator, for tuning
+ * @param output where results.json and results.md go
+ * @param clusterDir the benchmark's own local cluster
+ */
+public record BenchSettings(String mode, List<Integer> sizes, List<Integer> backlogSizes, int repeats, int repeatUpTo,
+    int ceilingSize, List<Integer> ceilingConcurrencies, boolean ceilingWithEvents, int pairedConcurrency,
+    int workers, int latencyChanges, int latencyLoad, int startupRepeats, Map<String, List<String>> startupVariants,
+    int startupVariantRepeats, String resyncPeriod, int creators, List<String> jvmOptions,
+    List<String> tunedJvmOptions, Map<String, String> operatorProperties, Path output, Path clusterDir) {
+
+  /**
+   * The Helm chart's JVM (charts/steward: memory limit 512Mi, JAVA_TOOL_OPTIONS
+   * {@code -XX:MaxRAMPercentage=50 -XX:+ExitOnOutOfMemoryError}), outside a container: MaxRAM stands
+   * for the memory limit, and SerialGC is what the JVM picks by itself in a container under 1792 MiB.
+   */
+  public static final String CHART_JVM_OPTIONS =
+      "-XX:MaxRAM=512m -XX:MaxRAMPercentage=50 -XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError";
+
+  /**
+   * What the figures suggest adding to the chart's options: C1 only (Steward waits on the API server;
+   * C2's compilations cost more CPU and memory than its code saves) and a heap that is given back
+   * when it is mostly free.
+   */
+  public static final String TUNED_JVM_OPTIONS =
+      "-XX:TieredStopAtLevel=1 -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30";
+
+  public static BenchSettings fromSystemProperties() {
+    String mode = System.getProperty("steward.bench.mode", "smoke").toLowerCase(Locale.ROOT);
+    boolean full = mode.equals("full");
+    boolean quick = mode.equals("quick");
+    if (!full && !quick && !mode.equals("smoke")) {
+      throw new IllegalArgumentException("steward.bench.mode must be smoke, quick or full, not " + mode);
+    }
+    int workers = integer("steward.bench.workers", 8); // Steward's default (application.yaml)
+    Map<String, String> properties = new LinkedHashMap<>();
+    for (String pair : list("steward.bench.operator-properties", "")) {
+      int eq = pair.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("steward.bench.operator-properties: expected name=value, got " + pair);
+      }
+      properties.put(pair.substring(0, eq).replaceFirst("^--", ""), pair.substring(eq + 1));
+    }
+    properties.putIfAbsent("steward.workers", Integer.toString(workers));
+    return new BenchSettings(mode,
+        integers("steward.bench.sizes", full ? "100,1000,5000" : quick ? "100,1000" : "20"),
+        integers("steward.bench.backlog-sizes", full ? "1000" : quick ? "1000" : "20"),
+        integer("steward.bench.repeats", full ? 3 : quick ? 2 : 1),
+        integer("steward.bench.repeat-up-to", 1000),
+        integer("steward.bench.ceiling-size", full || quick ? 500 : 20),
+        integers("steward.bench.ceiling-concurrencies", full ? "1,2,4,8,16" : ""),
+        Boolean.parseBoolean(System.getProperty("steward.bench.ceiling-with-events",
+            Boolean.toString(!mode.equals("smoke")))),
+        integer("steward.bench.paired-concurrency", workers),
+        workers,
+        integer("steward.bench.latency-changes", full || quick ? 100 : 10),
+        integer("steward.bench.latency-load", full || quick ? 1000 : 20),
+        integer("steward.bench.startup-repeats", full ? 3 : 1),
+        variants(System.getProperty("steward.bench.startup-variants", full
+            ? "chart:;chart + tuned:" + TUNED_JVM_OPTIONS + ";chart + AppCDS:cds;chart + tuned + AppCDS:cds "
+                + TUNED_JVM_OPTIONS
+            : "")),
+        integer("steward.bench.startup-variant-repeats", full ? 3 : 2),
+        System.getProperty("steward.bench.resync-period", full ? "90s" : quick ? "20s" : "5s"),
+        integer("steward.bench.creators", 8),
+        List.of(System.getProperty("steward.bench.jvm-options", CHART_JVM_OPTIONS).trim().split("\\s+")),
+        list("steward.bench.tuned-jvm-options", full ? TUNED_JVM_OPTIONS : "").stream()
+            .flatMap(o -> Arrays.stream(o.split("\\s+"))).toList(),
+        properties,
+        Path.of(System.getProperty("steward.bench.output", "target/bench")),
+        Path.of(System.getProperty("steward.bench.cluster-dir", "target/bench/cluster")));
+  }
+
+  public int repeatsFor(int n) {
+    return n <= repeatUpTo ? repeats : 1;
+  }
+
+  public int largestSize() {
+    return sizes.stream().mapToInt(Integer::intValue).max().orElse(0);
+  }
+
+  /** "name:options;name:options", options separated by spaces (may be empty). */
+  private static Map<String, List<String>> variants(String spec) {
+    Map<String, List<String>> variants = new LinkedHashMap<>();
+    for (String variant : spec.split(";")) {
+      if (variant.isBlank()) {
+        continue;
+      }
+      int colon = variant.indexOf(':');
+      if (colon <= 0) {
+        throw new IllegalArgumentException("steward.bench.startup-variants: expected name:options, got " + variant);
+      }
+      String options = variant.substring(colon + 1).trim();
+      variants.put(variant.substring(0, colon).trim(), options.isEmpty() ? List.of() : List.of(options.split("\\s+")));
+    }
+    return variants;
+  }
+
+  private static int integer(String name, int fallback) {
+    String value = System.getProperty(name);
+    return value == null || value.isBlank() ? fallback : Integer.parseInt(value.trim());
+  }
+
+  private static List<Integer> integers(String name, String fallback) {
+    List<Integer> values = new ArrayList<>();
+    for (String item : list(name, fallback)) {
+      values.add(Integer.parseInt(item));
+    }
+    return values;
+  }
+
+  private static List<String> list(String name, String fallback) {
+    String value = System.getProperty(name, fallback);
+    return Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+  }
+}

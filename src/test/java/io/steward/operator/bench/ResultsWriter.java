@@ -1,0 +1,151 @@
+package io.steward.operator.bench;
+
+import com.google.gson.GsonBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** results.json (every value, every repeat) and results.md (one table, median and spread). */
+final class ResultsWriter {
+  static final String COMMAND = "mvn verify -Pbench";
+
+  private ResultsWriter() {}
+
+  static void write(BenchResults results, Path directory) {
+    try {
+      Files.createDirectories(directory);
+      Files.writeString(directory.resolve("results.json"), new GsonBuilder().setPrettyPrinting()
+          .serializeSpecialFloatingPointValues().create().toJson(results) + "\n");
+      Files.writeString(directory.resolve("results.md"), markdown(results));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static String markdown(BenchResults r) {
+    StringBuilder md = new StringBuilder();
+    md.append("# Steward benchmark (").append(r.settings.get("mode")).append(")\n\n");
+    md.append("- Date: ").append(r.date).append("; run took ").append(Figure.format(r.totalSeconds)).append(" s\n");
+    md.append("- Machine: ").append(r.machine.get("nproc")).append(" CPUs (").append(r.machine.get("cpu"))
+        .append("), ").append(r.machine.get("memoryGiB")).append(" GiB, ").append(r.machine.get("os"))
+        .append("; load average ").append(r.machine.get("loadAverageAtStart")).append(" at start, ")
+        .append(r.machine.get("loadAverageAtEnd")).append(" at end\n");
+    md.append("- Java: ").append(r.machine.get("java")).append("; Kubernetes ").append(r.machine.get("kubernetes"))
+        .append("\n");
+    md.append("- Operator: the built jar in its own JVM, `").append(r.settings.get("operatorJvmOptions"))
+        .append("`, properties ").append(r.settings.get("operatorProperties")).append("\n");
+    md.append("- Figures: median (min–max) over the repeats shown; command: `").append(COMMAND).append("`\n\n");
+
+    md.append("| # | measure | N | repeats | result | goal |\n|---|---|---|---|---|---|\n");
+    for (BenchResults.Ceiling c : r.ceiling) {
+      row(md, "1", "ceiling, " + c.concurrency() + " client threads" + (c.withEvents()
+          ? ", plus Steward's 2 Events per WebApp" : "") + (c.failedRequests() > 0
+          ? " (" + c.failedRequests() + " failed)" : ""), c.webApps(), c.objectsPerSecond().repeats(),
+          c.objectsPerSecond().text() + " = " + c.webAppsPerSecond().text(), "");
+    }
+    for (BenchResults.Convergence c : r.convergence) {
+      String what = c.mode().equals("backlog") ? "convergence, backlog (from readiness and leadership)"
+          : c.mode().equals("create-at-once") ? "convergence, created at once"
+          : "convergence, created at once (JVM: " + c.mode().substring(c.mode().indexOf(", ") + 2) + ")";
+      row(md, "2", what + (c.timedOut() > 0 ? " (" + c.timedOut() + " timed out)" : ""), c.n(),
+          c.seconds().repeats(), c.seconds().text() + "; " + c.webAppsPerSecond().text() + "; **"
+              + c.ratioToCeiling().text() + " × ceiling**",
+          c.n() == 1000 && c.mode().equals("create-at-once") ? "≥ 0.7× ceiling" : "");
+    }
+    List<BenchResults.Convergence> atOnce = r.convergence.stream().filter(c -> c.mode().equals("create-at-once")
+        && c.seconds().repeats() > 0).toList();
+    // (the tuned-JVM row is not part of the growth series)
+    if (atOnce.size() > 1) {
+      StringBuilder growth = new StringBuilder();
+      for (BenchResults.Convergence c : atOnce) {
+        growth.append(growth.length() == 0 ? "" : ", ").append("N=").append(c.n()).append(": ")
+            .append(Figure.format(1000 * c.seconds().median() / c.n())).append(" s");
+      }
+      BenchResults.Convergence largest = atOnce.get(atOnce.size() - 1);
+      row(md, "2", "growth with N: convergence time per 1000 WebApps (constant = linear)", largest.n(),
+          largest.seconds().repeats(), growth.toString(), "linear or better");
+    }
+    for (BenchResults.Requests q : r.requests) {
+      row(md, "3", "requests per WebApp (" + q.mode() + "): writes to Deployments, Services, WebApp status",
+          q.n(), q.ownedWritesPerWebApp().repeats(), q.ownedWritesPerWebApp().text(), "3");
+      row(md, "3", "requests per WebApp (" + q.mode() + "): direct GETs (cache bypass)", q.n(),
+          q.getsPerWebApp().repeats(), q.getsPerWebApp().text(), "0");
+      row(md, "3", "per WebApp (" + q.mode() + "): reconciles; operator CPU", q.n(),
+          q.reconcilesPerWebApp().repeats(), q.reconcilesPerWebApp().text() + "; "
+              + q.operatorCpuMillisPerWebApp().text(), "");
+      row(md, "3", "requests per WebApp (" + q.mode() + "): Events created; per run: 409 conflicts, lists", q.n(),
+          q.eventsPerWebApp().repeats(), q.eventsPerWebApp().text() + "; " + q.conflicts().text() + "; "
+              + q.lists().text(), "");
+    }
+    if (r.steadyState != null) {
+      for (BenchResults.Pass p : r.steadyState.passes()) {
+        row(md, "4", "steady state: " + p.what(), p.webApps(), 1, p.ownedWrites() + " writes to owned objects/status, "
+            + p.gets() + " GETs, " + p.events() + " events, " + p.lists() + " lists, " + p.leases() + " Lease writes; "
+            + p.reconciles()
+            + " reconciles in " + Figure.format(p.seconds()) + " s, operator CPU " + Figure.format(p.cpuSeconds())
+            + " s", "0 writes");
+      }
+      row(md, "4", "steady state: idle operator CPU between the passes (Lease renewals; not polled)",
+          r.steadyState.n(), 1,
+          Figure.format(r.steadyState.idleCpuPercent()) + " % of one core", "");
+    }
+    if (r.latency != null) {
+      BenchResults.Latency l = r.latency;
+      row(md, "5", "latency spec change → Deployment updated, idle", l.changes(), l.idleMillis().repeats(),
+          "p50 " + Figure.format(l.idleP50()) + " ms, p99 " + Figure.format(l.idleP99()) + " ms", "");
+      row(md, "5", "latency while " + l.loadWebApps() + " others converge (" + l.changesSentWhileLoadConverging()
+              + " of the changes sent before they had; load took " + Figure.format(l.loadSeconds()) + " s)",
+          l.changes(), l.loadedMillis().repeats(),
+          "p50 " + Figure.format(l.loadedP50()) + " ms, p99 " + Figure.format(l.loadedP99()) + " ms"
+              + (l.lost() > 0 ? "; " + l.lost() + " not seen" : ""), "");
+    }
+    for (BenchResults.Memory m : r.memory) {
+      if (m.n() == 0) {
+        row(md, "6", "memory, idle operator: live heap; RSS after a full GC", 0, m.liveHeapMiB().repeats(),
+            m.liveHeapMiB().text() + "; " + m.rssAfterGcMiB().text(), "");
+        continue;
+      }
+      String jvm = m.jvm().equals("chart") ? "" : " (JVM: " + m.jvm() + ")";
+      row(md, "6", "memory after convergence: RSS; used heap" + jvm, m.n(), m.rssMiB().repeats(),
+          m.rssMiB().text() + "; " + m.heapUsedMiB().text(), m.n() >= 5000 ? "RSS ≤ 300 MB" : "");
+      row(md, "6", "memory after a full GC: live heap; RSS; live heap per WebApp" + jvm, m.n(),
+          m.liveHeapMiB().repeats(),
+          m.liveHeapMiB().text() + "; " + m.rssAfterGcMiB().text() + "; " + m.liveHeapBytesPerWebApp().text(), "");
+    }
+    for (BenchResults.Startup s : r.startup) {
+      row(md, "7", "start-up: JVM start to readiness (caches synced); JVM's own uptime at 'Started'",
+          s.existingWebApps(), s.secondsToReady().repeats(),
+          s.secondsToReady().text() + "; " + s.jvmReportedSeconds().text(), s.existingWebApps() == 0 ? "≤ 3 s" : "");
+    }
+    for (BenchResults.StartupVariant v : r.startupVariants) {
+      row(md, "7", "start-up with 0 WebApps, " + v.name() + (v.extraJvmOptions().isEmpty() ? "" : " (`"
+          + v.extraJvmOptions() + "`)") + ": to readiness; idle RSS after a full GC", 0, v.secondsToReady().repeats(),
+          v.secondsToReady().text() + "; " + v.idleRssAfterGcMiB().text(), "≤ 3 s");
+    }
+    if (!r.controlPlane.isEmpty()) {
+      md.append("\nControl plane at the end: ").append(r.controlPlane).append("\n");
+    }
+    if (!r.notes.isEmpty()) {
+      md.append("\nNotes:\n");
+      r.notes.forEach(n -> md.append("- ").append(n).append("\n"));
+    }
+    List<String> details = new ArrayList<>();
+    for (BenchResults.Requests q : r.requests) {
+      details.add("- " + q.mode() + " N=" + q.n() + " (last run): " + q.lastRunByVerbAndResource());
+    }
+    if (!details.isEmpty()) {
+      md.append("\nRequests by Steward's user agent per run, by verb, resource and non-2xx code:\n");
+      details.forEach(d -> md.append(d).append("\n"));
+    }
+    return md.toString();
+  }
+
+  private static void row(StringBuilder md, String number, String measure, int n, int repeats, String result,
+      String goal) {
+    md.append("| ").append(number).append(" | ").append(measure).append(" | ").append(n).append(" | ")
+        .append(repeats).append(" | ").append(result).append(" | ").append(goal).append(" |\n");
+  }
+}

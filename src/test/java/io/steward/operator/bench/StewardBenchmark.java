@@ -1,0 +1,1022 @@
+package io.steward.operator.bench;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import io.kubernetes.client.custom.V1Patch;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.apis.AppsV1Api;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.apis.CustomObjectsApi;
+import io.kubernetes.client.openapi.models.V1Deployment;
+import io.kubernetes.client.openapi.models.V1DeploymentList;
+import io.kubernetes.client.openapi.models.V1Namespace;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.openapi.models.V1Service;
+import io.kubernetes.client.openapi.models.V1ServiceList;
+import io.kubernetes.client.util.PatchUtils;
+import io.kubernetes.client.util.generic.GenericKubernetesApi;
+import io.kubernetes.client.util.generic.KubernetesApiResponse;
+import io.steward.operator.support.Crds;
+import io.steward.operator.support.OperatorProcess;
+import io.steward.operator.support.WebApps;
+import io.steward.operator.webapp.DeploymentResource;
+import io.steward.operator.webapp.ServiceResource;
+import io.steward.operator.webapp.WebAppStatusCalculator;
+import io.steward.operator.webapp.api.WebApp;
+import io.steward.operator.webapp.api.WebAppSpec;
+import io.steward.operator.webapp.reconcile.WebAppStatusWriter;
+import io.steward.testing.cluster.AuditLog;
+import io.steward.testing.cluster.LocalCluster;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Steward against the API server's own ceiling, side by side in one run on one API-shape local
+ * cluster (etcd + kube-apiserver, no controllers), the operator being the built jar in a child JVM
+ * with the Helm chart's JVM settings. See issue 6 and PERFORMANCE in the README.
+ *
+ * <ol>
+ *   <li>Ceiling: Steward's own writes per WebApp (create Deployment, create Service, merge-patch
+ *       status; the same objects, built by the same classes, sent by the same client) from as many
+ *       threads as Steward has workers, as fast as the server takes them.
+ *   <li>Convergence: N WebApps created at once while the operator runs, until every one is
+ *       converged; and a backlog of N WebApps that exist before the operator starts.
+ *   <li>Requests per WebApp by Steward's user agent, from the audit log.
+ *   <li>Steady state: a restart and a periodic resync over N converged WebApps: writes and CPU.
+ *   <li>Latency of a spec change to the Deployment, idle and while N others converge.
+ *   <li>Memory after convergence; 7. start-up to readiness with 0 and N WebApps.
+ * </ol>
+ *
+ * Every wait is bounded; everything listens on loopback; the cluster and operators are child
+ * processes that die with this JVM.
+ */
+public final class StewardBenchmark {
+  private static final Logger log = LoggerFactory.getLogger(StewardBenchmark.class);
+  private static final String NS_RUN = "bench";
+  private static final String NS_CEILING = "bench-ceiling";
+  private static final String NS_LATENCY = "bench-latency";
+  private static final String NS_LOAD = "bench-load";
+  private static final Pattern JVM_STARTED =
+      Pattern.compile("Started \\S+ in [0-9.]+ seconds \\(process running for ([0-9.]+)\\)");
+  private static final double MIB = 1024 * 1024;
+
+  private final BenchSettings settings;
+  private final BenchResults results = new BenchResults();
+  private LocalCluster cluster;
+  private ApiClient admin;
+  private Path operatorKubeconfig;
+  private Observer observer;
+  private AuditLog audit;
+  private final List<Double> startupEmpty = new ArrayList<>();
+  private final List<Double> startupEmptyJvm = new ArrayList<>();
+  private final List<double[]> ceilingAtWorkers = new ArrayList<>();
+  private final Map<String, Run> runs = new LinkedHashMap<>();
+  private Map<Integer, double[]> baselineMemory = new LinkedHashMap<>();
+  private int operatorCount;
+  private int nmtCount;
+
+  /** One convergence run's raw measurements. */
+  private record Run(String mode, int n, double pairedCeiling, double seconds, double createSeconds, double cpuSeconds,
+      long reconciles,
+      boolean timedOut, RequestCounts requests, double rss, double heapUsed, double liveHeap, double rssAfterGc,
+      double baselineLiveHeap, double baselineRss) {}
+
+  public StewardBenchmark(BenchSettings settings) {
+    this.settings = settings;
+  }
+
+  public BenchResults run() throws Exception {
+    long start = System.nanoTime();
+    results.date = OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS).toString();
+    describeMachineAndSettings();
+    Files.createDirectories(settings.output());
+    cluster = LocalCluster.start(LocalCluster.Shape.API, settings.clusterDir());
+    try {
+      admin = LocalCluster.clientFor(cluster.kubeconfigFor("steward-bench"), "steward-bench/admin");
+      admin.setReadTimeout(60_000);
+      operatorKubeconfig = cluster.kubeconfigFor("steward-operator");
+      audit = cluster.auditLog();
+      Crds.installWebAppCrd(admin);
+      for (String ns : List.of(NS_RUN, NS_CEILING, NS_LATENCY, NS_LOAD)) {
+        new CoreV1Api(admin).createNamespace(new V1Namespace().metadata(new V1ObjectMeta().name(ns))).execute();
+      }
+      ApiClient watchClient = LocalCluster.clientFor(cluster.kubeconfigFor("steward-bench"), "steward-bench/observer");
+      watchClient.setReadTimeout(0);
+      observer = new Observer(watchClient);
+      try {
+        measure();
+      } finally {
+        observer.close();
+      }
+      recordControlPlane();
+    } finally {
+      cluster.close();
+    }
+    results.machine.put("loadAverageAtEnd", ProcStats.loadAverage());
+    results.totalSeconds = Figure.round((System.nanoTime() - start) / 1e9);
+    ResultsWriter.write(results, settings.output());
+    return results;
+  }
+
+  private void measure() throws Exception {
+    // 1. Ceiling: a warm-up (JIT, server caches), then the sweep of other concurrencies.
+    ceiling(settings.pairedConcurrency(), Math.max(10, settings.ceilingSize() / 5), "warmup");
+    List<CeilingSamples> sweep = new ArrayList<>();
+    for (int c : settings.ceilingConcurrencies()) {
+      if (c != settings.pairedConcurrency()) {
+        sweep.add(new CeilingSamples(c, false, List.of(ceiling(c, settings.ceilingSize(), "c" + c))));
+      }
+    }
+    if (settings.ceilingWithEvents()) {
+      int c = settings.pairedConcurrency();
+      sweep.add(new CeilingSamples(c, true, List.of(ceiling(c, settings.ceilingSize(), "events-c" + c, true))));
+    }
+    // 2-4, 6, 7: ceiling and convergence runs interleaved, so that drift hits both alike.
+    // Each convergence run is paired with a ceiling run just before it: the machine's load drifts
+    // (other builds), and a ratio of neighbours is steadier than a ratio of medians.
+    for (int r = 1; r <= settings.repeats(); r++) {
+      for (int n : settings.sizes()) {
+        if (r <= settings.repeatsFor(n)) {
+          double[] ceiling = pairedCeiling("n" + n + "r" + r);
+          runs.put("create-at-once/" + n + "/" + r, convergeCreatedAtOnce(n, r, ceiling[1]));
+        }
+      }
+      for (int n : settings.backlogSizes()) {
+        if (r <= settings.repeatsFor(n)) {
+          double[] ceiling = pairedCeiling("backlog-n" + n + "r" + r);
+          runs.put("backlog/" + n + "/" + r, convergeBacklog(n, r, ceiling[1]));
+        }
+      }
+    }
+    // The same at the largest N with the JVM options the figures suggest, side by side.
+    if (!settings.tunedJvmOptions().isEmpty() && settings.largestSize() > 0) {
+      int n = settings.largestSize();
+      double[] ceiling = pairedCeiling("tuned-n" + n);
+      runs.put("tuned/" + n + "/1", convergeCreatedAtOnce(n, 1, ceiling[1],
+          "create-at-once, chart JVM + " + String.join(" ", settings.tunedJvmOptions()), settings.tunedJvmOptions()));
+    }
+    for (CeilingSamples c : sweep) {
+      results.ceiling.add(c.toResult(settings.ceilingSize()));
+    }
+    results.ceiling.add(new CeilingSamples(settings.pairedConcurrency(), false, ceilingAtWorkers)
+        .toResult(settings.ceilingSize()));
+    results.ceiling.sort(java.util.Comparator.comparingInt(BenchResults.Ceiling::concurrency)
+        .thenComparing(BenchResults.Ceiling::withEvents));
+    summarizeRuns();
+    // 5. Latency.
+    results.latency = latency();
+    results.startup.add(0, new BenchResults.Startup(0, Figure.of("s", startupEmpty), Figure.of("s", startupEmptyJvm)));
+    // 7b. Start-up with other JVM options.
+    startupVariants();
+  }
+
+  // ---- 1. ceiling --------------------------------------------------------------------------------
+
+  private double[] pairedCeiling(String tag) throws Exception {
+    double[] sample = ceiling(settings.pairedConcurrency(), settings.ceilingSize(),
+        "c" + settings.pairedConcurrency() + "-" + tag);
+    ceilingAtWorkers.add(sample);
+    return sample;
+  }
+
+  /** Ceiling runs at one concurrency. */
+  private record CeilingSamples(int concurrency, boolean withEvents, List<double[]> samples) {
+    BenchResults.Ceiling toResult(int webApps) {
+      return new BenchResults.Ceiling(concurrency, withEvents, webApps,
+          Figure.of("objects/s", samples.stream().map(s -> s[0]).toList()),
+          Figure.of("WebApps/s", samples.stream().map(s -> s[1]).toList()),
+          (int) samples.stream().mapToDouble(s -> s[2]).sum());
+    }
+  }
+
+  /** Returns {objects/s, WebApps/s, failed requests}. */
+  private double[] ceiling(int concurrency, int count, String tag) throws Exception {
+    return ceiling(concurrency, count, tag, false);
+  }
+
+  /** With {@code events}, each WebApp also gets the two Events Steward records on creation. */
+  private double[] ceiling(int concurrency, int count, String tag, boolean events) throws Exception {
+    List<String> names = names("ceil-" + tag + "-", count);
+    createWebApps(NS_CEILING, names, true);
+    List<WebApp> webApps = new ArrayList<>(new WebApps(admin, NS_CEILING).list());
+    ApiClient client = LocalCluster.clientFor(cluster.kubeconfigFor("steward-ceiling"), "steward-ceiling/" + tag);
+    var deployments = new GenericKubernetesApi<>(V1Deployment.class, V1DeploymentList.class, "apps", "v1",
+        "deployments", client);
+    var services = new GenericKubernetesApi<>(V1Service.class, V1ServiceList.class, "", "v1", "services", client);
+    DeploymentResource deploymentResource = new DeploymentResource();
+    ServiceResource serviceResource = new ServiceResource();
+    WebAppStatusCalculator calculator = new WebAppStatusCalculator();
+    WebAppStatusWriter statusWriter = new WebAppStatusWriter(client);
+    CoreV1Api core = new CoreV1Api(client);
+    ConcurrentLinkedQueue<WebApp> queue = new ConcurrentLinkedQueue<>(webApps);
+    AtomicInteger failed = new AtomicInteger();
+    ExecutorService pool = Executors.newFixedThreadPool(concurrency);
+    long t0 = System.nanoTime();
+    List<Future<?>> workers = new ArrayList<>();
+    for (int i = 0; i < concurrency; i++) {
+      workers.add(pool.submit(() -> {
+        for (WebApp w = queue.poll(); w != null; w = queue.poll()) {
+          // What one reconcile of a new WebApp sends, built by Steward's own classes.
+          KubernetesApiResponse<V1Deployment> d = deployments.create(deploymentResource.desired(w));
+          KubernetesApiResponse<V1Service> s = services.create(serviceResource.desired(w));
+          if (!d.isSuccess() || !s.isSuccess()) {
+            failed.incrementAndGet();
+          }
+          try {
+            statusWriter.writeIfChanged(w, calculator.compute(
+                new WebAppStatusCalculator.Observation(w, d.getObject(), s.getObject(), null),
+                OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS)));
+            if (events) {
+              core.createNamespacedEvent(NS_CEILING, event(w, "Deployment")).execute();
+              core.createNamespacedEvent(NS_CEILING, event(w, "Service")).execute();
+            }
+          } catch (RuntimeException | ApiException e) {
+            failed.incrementAndGet();
+          }
+        }
+        return null;
+      }));
+    }
+    for (Future<?> worker : workers) {
+      worker.get(10, TimeUnit.MINUTES);
+    }
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    pool.shutdown();
+    cleanup(NS_CEILING);
+    double[] sample = {(events ? 5 : 3) * count / seconds, count / seconds, failed.get()};
+    if (failed.get() > 0) {
+      results.notes.add("ceiling " + tag + ": " + failed.get() + " WebApps had a failed request");
+    }
+    log.info("ceiling {} (concurrency {}, {} WebApps): {} objects/s, {} WebApps/s, {} failed", tag, concurrency,
+        count, Figure.format(sample[0]), Figure.format(sample[1]), failed.get());
+    return sample;
+  }
+
+  /** An Event as client-java's legacy recorder sends it for Steward's "Created" (one per owned object). */
+  private static io.kubernetes.client.openapi.models.CoreV1Event event(WebApp w, String kind) {
+    OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+    return new io.kubernetes.client.openapi.models.CoreV1Event()
+        .metadata(new V1ObjectMeta().namespace(w.getMetadata().getNamespace())
+            .name(w.getMetadata().getName() + "." + Long.toHexString(System.nanoTime())))
+        .involvedObject(new io.kubernetes.client.openapi.models.V1ObjectReference().apiVersion(WebApp.API_VERSION)
+            .kind(WebApp.KIND).namespace(w.getMetadata().getNamespace()).name(w.getMetadata().getName())
+            .uid(w.getMetadata().getUid()).resourceVersion(w.getMetadata().getResourceVersion()))
+        .reason("Created").message("Created " + kind + " " + w.getMetadata().getName()).type("Normal")
+        .source(new io.kubernetes.client.openapi.models.V1EventSource().component("steward").host("bench"))
+        .firstTimestamp(now).lastTimestamp(now).count(1);
+  }
+
+  // ---- 2-4, 6, 7: convergence -----------------------------------------------------------------
+
+  private Run convergeCreatedAtOnce(int n, int repeat, double pairedCeiling) throws Exception {
+    return convergeCreatedAtOnce(n, repeat, pairedCeiling, "create-at-once", List.of());
+  }
+
+  /** {@code extraJvmOptions}: added to the chart's for a tuning comparison (no steady-state phase then). */
+  private Run convergeCreatedAtOnce(int n, int repeat, double pairedCeiling, String mode, List<String> extraJvmOptions)
+      throws Exception {
+    boolean tuned = !extraJvmOptions.isEmpty();
+    String id = (tuned ? "tuned-n" : "n") + n + "-r" + repeat;
+    List<String> options = new ArrayList<>(settings.jvmOptions());
+    options.addAll(extraJvmOptions);
+    Operator op = startOperator("bench-" + id, Map.of(), OperatorProcess.jar(), options);
+    if (!tuned) {
+      startupEmpty.add(op.secondsToReady);
+      startupEmptyJvm.add(op.jvmReportedSeconds());
+    }
+    double[] baseline = memory(op.process, true);
+    long mark = audit.size();
+    double cpu0 = ProcStats.cpuSeconds(op.process.pid());
+    long reconciles0 = reconcileTotal(op.process);
+    List<String> names = names(id + "-", n);
+    long t0 = System.nanoTime();
+    double createSeconds = createWebApps(NS_RUN, names, true);
+    long done = observer.awaitConverged(NS_RUN, n, convergeTimeout(n));
+    boolean timedOut = done < 0;
+    double seconds = ((timedOut ? System.nanoTime() : done) - t0) / 1e9;
+    settle(op.process);
+    double cpu = ProcStats.cpuSeconds(op.process.pid()) - cpu0;
+    long reconciles = reconcileTotal(op.process) - reconciles0;
+    RequestCounts requests = requestsBy(op.process, mark);
+    double[] after = memory(op.process, true);
+    log.info("{} N={} #{}: {} s ({} WebApps/s; creating took {} s), {} owned writes/WebApp, {} GETs, "
+            + "{} events, cpu {} s, RSS {} MiB, live heap {} MiB{}", mode, n, repeat, Figure.format(seconds),
+        Figure.format(n / seconds), Figure.format(createSeconds), Figure.format(requests.ownedWritesPer(n)),
+        requests.gets(), requests.events(), Figure.format(cpu), Figure.format(after[0] / MIB),
+        Figure.format(after[2] / MIB), timedOut ? " TIMED OUT at " + observer.convergedIn(NS_RUN) + " converged" : "");
+    if (timedOut) {
+      results.notes.add("create-at-once N=" + n + " #" + repeat + " timed out after " + convergeTimeout(n)
+          + " with " + observer.convergedIn(NS_RUN) + " converged");
+    }
+    stop(op);
+    boolean last = !tuned && n == settings.largestSize() && repeat == settings.repeatsFor(n) && !timedOut;
+    if (last) {
+      steadyStateAndStartup(n);
+    }
+    cleanup(NS_RUN);
+    return new Run(mode, n, pairedCeiling, seconds, createSeconds, cpu, reconciles, timedOut, requests, after[0],
+        after[1],
+        after[2], after[3], baseline[2], baseline[3]);
+  }
+
+  private Run convergeBacklog(int n, int repeat, double pairedCeiling) throws Exception {
+    String id = "backlog-n" + n + "-r" + repeat;
+    List<String> names = names(id + "-", n);
+    createWebApps(NS_RUN, names, true);
+    long mark = audit.size();
+    Operator op = startOperator("bench-" + id, Map.of());
+    // From the moment it is ready and leads (client-java's elector takes a retry period to report
+    // a won Lease, which is start-up rather than throughput).
+    long ready = op.leadingAt;
+    double cpu0 = ProcStats.cpuSeconds(op.process.pid());
+    long done = observer.awaitConverged(NS_RUN, n, convergeTimeout(n));
+    boolean timedOut = done < 0;
+    double seconds = ((timedOut ? System.nanoTime() : done) - ready) / 1e9;
+    settle(op.process);
+    double cpu = ProcStats.cpuSeconds(op.process.pid()) - cpu0;
+    long reconciles = reconcileTotal(op.process);
+    RequestCounts requests = requestsBy(op.process, mark);
+    double[] after = memory(op.process, true);
+    log.info("backlog N={} #{}: {} s from readiness ({} WebApps/s; start-up {} s), {} owned writes/WebApp, {} GETs{}",
+        n, repeat, Figure.format(seconds), Figure.format(n / seconds), Figure.format(op.secondsToReady),
+        Figure.format(requests.ownedWritesPer(n)), requests.gets(), timedOut ? " TIMED OUT" : "");
+    if (timedOut) {
+      results.notes.add("backlog N=" + n + " #" + repeat + " timed out with " + observer.convergedIn(NS_RUN)
+          + " converged");
+    }
+    stop(op);
+    cleanup(NS_RUN);
+    return new Run("backlog", n, pairedCeiling, seconds, Double.NaN, cpu, reconciles, timedOut, requests, after[0],
+        after[1],
+        after[2], after[3], Double.NaN, Double.NaN);
+  }
+
+  private static Duration convergeTimeout(int n) {
+    return Duration.ofSeconds(120 + n / 10);
+  }
+
+  private void summarizeRuns() {
+    runs.forEach((key, r) -> {
+      Map<String, Object> raw = new LinkedHashMap<>();
+      raw.put("run", key);
+      raw.put("seconds", Figure.round(r.seconds()));
+      raw.put("webAppsPerSecond", Figure.round(r.n() / r.seconds()));
+      raw.put("pairedCeilingWebAppsPerSecond", Figure.round(r.pairedCeiling()));
+      raw.put("ratioToPairedCeiling", Figure.round(r.n() / r.seconds() / r.pairedCeiling()));
+      raw.put("createSeconds", Figure.round(r.createSeconds()));
+      raw.put("operatorCpuSeconds", Figure.round(r.cpuSeconds()));
+      raw.put("operatorCpuMillisPerWebApp", Figure.round(1000 * r.cpuSeconds() / r.n()));
+      raw.put("reconcilesPerWebApp", Figure.round(r.reconciles() / (double) r.n()));
+      raw.put("timedOut", r.timedOut());
+      raw.put("rssMiB", Figure.round(r.rss() / MIB));
+      raw.put("liveHeapMiB", Figure.round(r.liveHeap() / MIB));
+      raw.put("requests", r.requests().byVerbAndResource());
+      results.runs.add(raw);
+    });
+    Map<String, List<Run>> groups = new LinkedHashMap<>();
+    runs.values().forEach(r -> groups.computeIfAbsent(r.mode() + "/" + r.n(), k -> new ArrayList<>()).add(r));
+    List<List<Run>> memoryGroups = new ArrayList<>();
+    for (List<Run> group : groups.values()) {
+      Run first = group.get(0);
+      int n = first.n();
+      List<Run> ok = group.stream().filter(r -> !r.timedOut()).toList();
+      Figure perSecond = Figure.of("WebApps/s", ok.stream().map(r -> n / r.seconds()).toList());
+      results.convergence.add(new BenchResults.Convergence(first.mode(), n,
+          Figure.of("s", ok.stream().map(Run::seconds).toList()), perSecond,
+          Figure.of("", ok.stream().map(r -> n / r.seconds() / r.pairedCeiling()).toList()),
+          Figure.of("s", ok.stream().map(Run::createSeconds).filter(d -> !d.isNaN()).toList()),
+          Figure.of("s", ok.stream().map(Run::cpuSeconds).toList()), group.size() - ok.size()));
+      results.requests.add(new BenchResults.Requests(first.mode(), n,
+          Figure.of("per WebApp", group.stream().map(r -> r.requests().ownedWritesPer(n)).toList()),
+          Figure.of("per WebApp", group.stream().map(r -> r.requests().getsPer(n)).toList()),
+          Figure.of("per WebApp", group.stream().map(r -> r.requests().events() / (double) n).toList()),
+          Figure.of("", group.stream().map(r -> r.requests().conflicts()).toList()),
+          Figure.of("", group.stream().map(r -> r.requests().lists()).toList()),
+          Figure.of("per WebApp", group.stream().map(r -> r.reconciles() / (double) n).toList()),
+          Figure.of("ms per WebApp", group.stream().map(r -> 1000 * r.cpuSeconds() / n).toList()),
+          group.get(group.size() - 1).requests().byVerbAndResource()));
+      if (first.mode().startsWith("create-at-once")) {
+        memoryGroups.add(group);
+      }
+    }
+    for (List<Run> group : memoryGroups) {
+      int n = group.get(0).n();
+      String jvm = group.get(0).mode().equals("create-at-once") ? "chart"
+          : group.get(0).mode().substring(group.get(0).mode().indexOf(", ") + 2);
+      results.memory.add(new BenchResults.Memory(n, jvm,
+          Figure.of("MiB", group.stream().map(r -> r.rss() / MIB).toList()),
+          Figure.of("MiB", group.stream().map(r -> r.heapUsed() / MIB).toList()),
+          Figure.of("MiB", group.stream().map(r -> r.liveHeap() / MIB).toList()),
+          Figure.of("MiB", group.stream().map(r -> r.rssAfterGc() / MIB).toList()),
+          Figure.of("B", group.stream().map(r -> (r.liveHeap() - r.baselineLiveHeap()) / n).toList()),
+          Figure.of("B", group.stream().map(r -> (r.rssAfterGc() - r.baselineRss()) / n).toList())));
+    }
+    List<Run> baselines = runs.values().stream().filter(r -> r.mode().equals("create-at-once")).toList();
+    if (!baselines.isEmpty()) {
+      results.memory.add(0, new BenchResults.Memory(0, "chart", Figure.of("", List.of()), Figure.of("", List.of()),
+          Figure.of("MiB", baselines.stream().map(r -> r.baselineLiveHeap() / MIB).toList()),
+          Figure.of("MiB", baselines.stream().map(r -> r.baselineRss() / MIB).toList()),
+          Figure.of("", List.of()), Figure.of("", List.of())));
+    }
+  }
+
+  // ---- 4 and 7: steady state, start-up with N existing -----------------------------------------
+
+  private void steadyStateAndStartup(int n) throws Exception {
+    List<Double> startups = new ArrayList<>();
+    List<Double> startupsJvm = new ArrayList<>();
+    List<BenchResults.Pass> passes = new ArrayList<>();
+    double idleCpuPercent = Double.NaN;
+    for (int s = 1; s <= settings.startupRepeats(); s++) {
+      boolean measureResync = s == settings.startupRepeats();
+      long mark = audit.size();
+      Operator op = startOperator("bench-steady-n" + n + "-" + s,
+          Map.of("steward.resync-period", settings.resyncPeriod()));
+      startups.add(op.secondsToReady);
+      startupsJvm.add(op.jvmReportedSeconds());
+      // The restart's initial pass: every WebApp is reconciled once (informer add events).
+      double cpu0 = ProcStats.cpuSeconds(op.process.pid());
+      long t0 = op.readyAt;
+      long total = awaitReconciles(op.process, n, Duration.ofSeconds(120 + n / 10));
+      double cpu1 = ProcStats.cpuSeconds(op.process.pid());
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      passes.add(pass("restart #" + s + " (start-up to initial pass done)", n, (int) total, seconds, cpu1 - cpu0,
+          requestsBy(op.process, mark)));
+      if (measureResync) {
+        // Idle until the periodic resync starts (not even polled until shortly before it is due,
+        // so that the idle CPU is the operator's own), then the resync pass.
+        long idleStart = System.nanoTime();
+        double idleCpu0 = ProcStats.cpuSeconds(op.process.pid());
+        long resyncMark = audit.size();
+        long due = op.readyAt + parseDuration(settings.resyncPeriod()).toNanos() - TimeUnit.SECONDS.toNanos(3);
+        while (System.nanoTime() < due) {
+          Observer.sleep(Math.max(1, Math.min(1000, (due - System.nanoTime()) / 1_000_000)));
+        }
+        double lastCpu = ProcStats.cpuSeconds(op.process.pid());
+        long lastPoll = System.nanoTime();
+        idleCpuPercent = 100 * (lastCpu - idleCpu0) / ((lastPoll - idleStart) / 1e9);
+        long deadline = System.nanoTime() + parseDuration(settings.resyncPeriod()).plusSeconds(60).toNanos();
+        long current = total;
+        while (current == total && System.nanoTime() < deadline) {
+          Observer.sleep(100);
+          lastCpu = ProcStats.cpuSeconds(op.process.pid());
+          lastPoll = System.nanoTime();
+          current = reconcileTotal(op.process);
+        }
+        if (current == total) {
+          results.notes.add("steady state: the periodic resync did not start within " + settings.resyncPeriod()
+              + " + 60 s");
+        } else {
+          passes.add(pass("idle until the resync (nothing changes; re-lists would show here)", n, 0,
+              (lastPoll - idleStart) / 1e9, lastCpu - idleCpu0, requestsBy(op.process, resyncMark)));
+          long passMark = audit.size();
+          long resyncStart = lastPoll;
+          long after = awaitReconciles(op.process, total + n, Duration.ofSeconds(60 + n / 10));
+          double cpu2 = ProcStats.cpuSeconds(op.process.pid());
+          Observer.sleep(1000); // requests in flight reach the audit log
+          passes.add(pass("periodic resync (steward.resync-period=" + settings.resyncPeriod() + ")", n,
+              (int) (after - total), (System.nanoTime() - resyncStart - 1_000_000_000L) / 1e9, cpu2 - lastCpu,
+              requestsBy(op.process, passMark)));
+        }
+      }
+      stop(op);
+    }
+    results.steadyState =
+        new BenchResults.SteadyState(n, settings.resyncPeriod(), passes, Figure.round(idleCpuPercent));
+    results.startup.add(new BenchResults.Startup(n, Figure.of("s", startups), Figure.of("s", startupsJvm)));
+  }
+
+  private static BenchResults.Pass pass(String what, int n, int reconciles, double seconds, double cpu,
+      RequestCounts counts) {
+    Map<String, Integer> writes = new LinkedHashMap<>();
+    writes.putAll(counts.byVerbAndResource());
+    return new BenchResults.Pass(what, n, reconciles, Figure.round(seconds), Figure.round(cpu), counts.ownedWrites(),
+        counts.gets(), counts.events(), counts.leases(), counts.lists(), writes);
+  }
+
+  /** Waits until at least {@code atLeast} reconciles have run and the queue is idle; returns the total. */
+  private long awaitReconciles(OperatorProcess op, long atLeast, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long idleSince = 0;
+    while (System.nanoTime() < deadline) {
+      JsonObject counts = reconciles(op);
+      if (counts != null) {
+        long total = total(counts);
+        boolean idle = counts.get("queueDepth").getAsInt() == 0 && counts.get("activeWorkers").getAsInt() == 0;
+        if (total >= atLeast && idle) {
+          if (idleSince == 0) {
+            idleSince = System.nanoTime();
+          } else if (System.nanoTime() - idleSince > 500_000_000L) {
+            return total;
+          }
+        } else {
+          idleSince = 0;
+        }
+      }
+      Observer.sleep(100);
+    }
+    results.notes.add("waiting for " + atLeast + " reconciles timed out after " + timeout);
+    return reconcileTotal(op);
+  }
+
+  private long reconcileTotal(OperatorProcess op) {
+    JsonObject counts = reconciles(op);
+    return counts == null ? -1 : total(counts);
+  }
+
+  private static long total(JsonObject counts) {
+    return counts.get("success").getAsLong() + counts.get("error").getAsLong() + counts.get("requeue").getAsLong()
+        + counts.get("requeue_after").getAsLong();
+  }
+
+  private static JsonObject reconciles(OperatorProcess op) {
+    HttpResponse<String> response = op.actuator("reconciles");
+    return response == null || response.statusCode() != 200 ? null
+        : JsonParser.parseString(response.body()).getAsJsonObject();
+  }
+
+  /** After convergence: the queue drains and stays empty, so late writes (retries) are counted too. */
+  private void settle(OperatorProcess op) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    long idleSince = 0;
+    while (System.nanoTime() < deadline) {
+      JsonObject counts = reconciles(op);
+      boolean idle = counts != null && counts.get("queueDepth").getAsInt() == 0
+          && counts.get("activeWorkers").getAsInt() == 0;
+      if (idle && idleSince == 0) {
+        idleSince = System.nanoTime();
+      } else if (!idle) {
+        idleSince = 0;
+      } else if (System.nanoTime() - idleSince > 2_000_000_000L) {
+        return;
+      }
+      Observer.sleep(100);
+    }
+  }
+
+  // ---- 5. latency -------------------------------------------------------------------------------
+
+  private BenchResults.Latency latency() throws Exception {
+    int changes = settings.latencyChanges();
+    int load = settings.latencyLoad();
+    Operator op = startOperator("bench-latency", Map.of());
+    List<String> names = names("lat-", changes);
+    createWebApps(NS_LATENCY, names, true);
+    if (observer.awaitConverged(NS_LATENCY, changes, convergeTimeout(changes)) < 0) {
+      results.notes.add("latency: the WebApps to change did not converge");
+    }
+    CustomObjectsApi custom = new CustomObjectsApi(admin);
+    // Idle: one change at a time; the next once the previous one's status caught up.
+    List<Double> idle = new ArrayList<>();
+    int lost = 0;
+    for (int i = 0; i < changes; i++) {
+      String name = names.get(i);
+      String image = "registry.local/bench:idle-" + i;
+      CompletableFuture<Long> seen = observer.whenDeploymentImage(NS_LATENCY, name, image);
+      long t0 = System.nanoTime();
+      patchImage(custom, name, image);
+      try {
+        idle.add((seen.get(30, TimeUnit.SECONDS) - t0) / 1e6);
+      } catch (java.util.concurrent.TimeoutException e) {
+        lost++;
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (observer.convergedAt(NS_LATENCY, name) == 0 && System.nanoTime() < deadline) {
+        Observer.sleep(5);
+      }
+    }
+    // Loaded: N others are created at once; the changes are spread over the time they take to converge.
+    Run reference = runs.values().stream().filter(r -> r.mode().equals("create-at-once") && r.n() == load
+        && !r.timedOut()).findFirst().orElse(null);
+    double expectedSeconds = reference != null ? reference.seconds() : Math.max(1, load / 100.0);
+    long intervalNanos = (long) (expectedSeconds * 0.8e9 / changes);
+    ExecutorService creator = Executors.newSingleThreadExecutor();
+    ScheduledExecutorService patcher = Executors.newScheduledThreadPool(4);
+    List<String> loadNames = names("load-", load);
+    long loadStart = System.nanoTime();
+    Future<Double> creating = creator.submit(() -> createWebApps(NS_LOAD, loadNames, true));
+    List<CompletableFuture<Long>> seen = new ArrayList<>();
+    long[] sentAt = new long[changes];
+    for (int i = 0; i < changes; i++) {
+      int index = i;
+      String image = "registry.local/bench:loaded-" + i;
+      seen.add(observer.whenDeploymentImage(NS_LATENCY, names.get(i), image));
+      patcher.schedule(() -> {
+        sentAt[index] = System.nanoTime();
+        patchImage(custom, names.get(index), image);
+        return null;
+      }, intervalNanos * i, TimeUnit.NANOSECONDS);
+    }
+    long loadDone = observer.awaitConverged(NS_LOAD, load, convergeTimeout(load));
+    creating.get(1, TimeUnit.MINUTES);
+    List<Double> loaded = new ArrayList<>();
+    long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    for (int i = 0; i < changes; i++) {
+      try {
+        long at = seen.get(i).get(Math.max(1, waitUntil - System.nanoTime()), TimeUnit.NANOSECONDS);
+        loaded.add((at - sentAt[i]) / 1e6);
+      } catch (java.util.concurrent.TimeoutException e) {
+        lost++;
+      }
+    }
+    int duringLoad = 0;
+    for (long sent : sentAt) {
+      if (sent != 0 && loadDone > 0 && sent < loadDone) {
+        duringLoad++;
+      }
+    }
+    patcher.shutdownNow();
+    creator.shutdownNow();
+    stop(op);
+    cleanup(NS_LATENCY);
+    cleanup(NS_LOAD);
+    List<Double> idleSorted = idle.stream().sorted().toList();
+    List<Double> loadedSorted = loaded.stream().sorted().toList();
+    BenchResults.Latency result = new BenchResults.Latency(changes, Figure.of("ms", idle),
+        Figure.round(Figure.percentile(idleSorted, 50)), Figure.round(Figure.percentile(idleSorted, 99)), load,
+        Figure.of("ms", loaded), Figure.round(Figure.percentile(loadedSorted, 50)),
+        Figure.round(Figure.percentile(loadedSorted, 99)), duringLoad,
+        loadDone > 0 ? Figure.round((loadDone - loadStart) / 1e9) : Double.NaN, lost);
+    log.info("latency: idle p50 {} ms p99 {} ms; while {} converge p50 {} ms p99 {} ms ({} of {} changes sent "
+            + "during the load); {} lost", result.idleP50(), result.idleP99(), load, result.loadedP50(),
+        result.loadedP99(), duringLoad, changes, lost);
+    return result;
+  }
+
+  private static void patchImage(CustomObjectsApi custom, String name, String image) throws ApiException {
+    String body = "{\"spec\":{\"image\":\"" + image + "\"}}";
+    PatchUtils.patch(WebApp.class, () -> custom.patchNamespacedCustomObject(WebApp.GROUP, WebApp.VERSION,
+        NS_LATENCY, WebApp.PLURAL, name, new V1Patch(body)).buildCall(null),
+        V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH, custom.getApiClient());
+  }
+
+  // ---- 7b. start-up with other JVM options, side by side ----------------------------------------
+
+  private void startupVariants() throws Exception {
+    Map<String, List<String>> variants = settings.startupVariants();
+    if (variants.isEmpty()) {
+      return;
+    }
+    Path[] cds = variants.values().stream().anyMatch(v -> v.contains("cds")) ? prepareCds() : null;
+    Map<String, List<double[]>> samples = new LinkedHashMap<>();
+    for (int k = 1; k <= settings.startupVariantRepeats(); k++) {
+      int index = 0;
+      for (Map.Entry<String, List<String>> variant : variants.entrySet()) {
+        boolean withCds = variant.getValue().contains("cds");
+        List<String> options = new ArrayList<>(settings.jvmOptions());
+        variant.getValue().stream().filter(o -> !o.equals("cds")).forEach(options::add);
+        if (withCds) {
+          options.add("-XX:SharedArchiveFile=" + cds[1]);
+        }
+        Operator op = startOperator("bench-startup-v" + (index++) + "-" + k, Map.of(),
+            withCds ? cds[0] : OperatorProcess.jar(), options);
+        double[] memory = memory(op.process, true);
+        samples.computeIfAbsent(variant.getKey(), key -> new ArrayList<>())
+            .add(new double[] {op.secondsToReady, op.jvmReportedSeconds(), memory[3] / MIB, memory[2] / MIB});
+        stop(op);
+      }
+    }
+    samples.forEach((name, values) -> {
+      results.startupVariants.add(new BenchResults.StartupVariant(name, String.join(" ", variants.get(name)),
+          column(values, 0, "s"), column(values, 1, "s"), column(values, 2, "MiB"), column(values, 3, "MiB")));
+      log.info("start-up {}: {} s to readiness, idle RSS {} MiB", name,
+          Figure.format(Figure.of("", values.stream().map(v -> v[0]).toList()).median()),
+          Figure.format(Figure.of("", values.stream().map(v -> v[2]).toList()).median()));
+    });
+  }
+
+  private static Figure column(List<double[]> rows, int index, String unit) {
+    return Figure.of(unit, rows.stream().map(v -> v[index]).toList());
+  }
+
+  /**
+   * Spring Boot's recipe for class-data sharing: the jar extracted (java -Djarmode=tools ... extract),
+   * and a training run that stops after the context refresh and dumps the loaded classes. The
+   * training run needs no cluster: a kubeconfig pointing nowhere is enough, nothing connects before
+   * the lifecycle starts. Returns {the extracted jar, the archive}.
+   */
+  private Path[] prepareCds() throws Exception {
+    Path dir = settings.output().resolve("cds").toAbsolutePath();
+    Path jar = OperatorProcess.jar().toAbsolutePath();
+    if (Files.exists(dir)) {
+      try (var paths = Files.walk(dir)) {
+        paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+    Files.createDirectories(dir);
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    runBounded(dir.resolve("extract.log"), Map.of(), java, "-Djarmode=tools", "-jar", jar.toString(), "extract",
+        "--destination", dir.resolve("app").toString());
+    Path appJar = dir.resolve("app").resolve(jar.getFileName());
+    Path archive = dir.resolve("steward.jsa");
+    Path kubeconfig = Files.writeString(dir.resolve("nowhere.kubeconfig"), """
+        apiVersion: v1
+        kind: Config
+        clusters: [{name: nowhere, cluster: {server: "https://127.0.0.1:9", insecure-skip-tls-verify: true}}]
+        users: [{name: nowhere, user: {token: none}}]
+        contexts: [{name: nowhere, context: {cluster: nowhere, user: nowhere}}]
+        current-context: nowhere
+        """);
+    List<String> training = new ArrayList<>(List.of(java));
+    training.addAll(settings.jvmOptions().stream().filter(o -> !o.startsWith("-Xlog")).toList());
+    training.addAll(List.of("-XX:ArchiveClassesAtExit=" + archive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off",
+        "-Dspring.context.exit=onRefresh", "-jar", appJar.toString(), "--server.port=0", "--server.address=127.0.0.1",
+        "--steward.leader-election.enabled=false"));
+    runBounded(dir.resolve("training.log"), Map.of("KUBECONFIG", kubeconfig.toString()),
+        training.toArray(String[]::new));
+    if (!Files.isRegularFile(archive)) {
+      throw new IllegalStateException("the CDS training run made no archive; see " + dir.resolve("training.log"));
+    }
+    return new Path[] {appJar, archive};
+  }
+
+  private static void runBounded(Path log, Map<String, String> env, String... command) throws Exception {
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
+    builder.environment().putAll(env);
+    Process process = builder.start();
+    process.getOutputStream().close();
+    if (!process.waitFor(3, TimeUnit.MINUTES)) {
+      process.destroyForcibly();
+      throw new IllegalStateException(String.join(" ", command) + " did not finish within 3 minutes; see " + log);
+    }
+  }
+
+  // ---- the operator process -----------------------------------------------------------------------
+
+  private static final class Operator {
+    final OperatorProcess process;
+    final double secondsToReady;
+    final long readyAt;
+    final long leadingAt;
+
+    Operator(OperatorProcess process, double secondsToReady, long readyAt, long leadingAt) {
+      this.process = process;
+      this.secondsToReady = secondsToReady;
+      this.readyAt = readyAt;
+      this.leadingAt = leadingAt;
+    }
+
+    /** "process running for" in Spring Boot's start-up line: the JVM's own uptime at the end of start-up. */
+    double jvmReportedSeconds() {
+      try {
+        // The log file is appended to across runs with the same identity: the last start counts.
+        Matcher m = JVM_STARTED.matcher(Files.readString(process.log()));
+        double last = Double.NaN;
+        while (m.find()) {
+          last = Double.parseDouble(m.group(1));
+        }
+        return last;
+      } catch (java.io.IOException e) {
+        return Double.NaN;
+      }
+    }
+  }
+
+  /** Starts the jar and waits for readiness (caches synced) and for the Lease; the time to readiness. */
+  private Operator startOperator(String identity, Map<String, String> extra) {
+    return startOperator(identity, extra, OperatorProcess.jar(), settings.jvmOptions());
+  }
+
+  private Operator startOperator(String identity, Map<String, String> extra, Path jar, List<String> jvmOptions) {
+    Map<String, String> properties = new LinkedHashMap<>(settings.operatorProperties());
+    properties.put("steward.leader-election.lease-namespace", "default");
+    properties.putAll(extra);
+    operatorCount++;
+    long spawn = System.nanoTime();
+    OperatorProcess process = OperatorProcess.start(operatorKubeconfig, identity, jar, jvmOptions, properties);
+    long deadline = spawn + TimeUnit.SECONDS.toNanos(180);
+    while (!process.isReady()) {
+      if (!process.isAlive() || System.nanoTime() > deadline) {
+        String tail = process.logTail(40);
+        process.close();
+        throw new IllegalStateException("operator " + identity + " did not become ready:\n" + tail);
+      }
+      Observer.sleep(25);
+    }
+    long ready = System.nanoTime();
+    while (!leading(process)) {
+      if (System.nanoTime() > ready + TimeUnit.SECONDS.toNanos(60)) {
+        String tail = process.logTail(40);
+        process.close();
+        throw new IllegalStateException("operator " + identity + " did not take the Lease:\n" + tail);
+      }
+      Observer.sleep(20);
+    }
+    return new Operator(process, (ready - spawn) / 1e9, ready, System.nanoTime());
+  }
+
+  private static boolean leading(OperatorProcess process) {
+    HttpResponse<String> response = process.actuator("leader");
+    return response != null && response.statusCode() == 200 && response.body().contains("\"leading\":true");
+  }
+
+  /** SIGTERM: the operator releases the Lease, so the next one leads at once. */
+  private void stop(Operator op) {
+    int code = op.process.terminate();
+    if (code != 0) {
+      results.notes.add("operator " + op.process.identity() + " exited with " + code);
+    }
+  }
+
+  private RequestCounts requestsBy(OperatorProcess op, long mark) {
+    Observer.sleep(500); // the audit log is written when a request completes
+    String agent = op.userAgent();
+    return RequestCounts.of(audit.entriesAfter(mark, e -> agent.equals(e.userAgent())));
+  }
+
+  /** {RSS, used heap, live heap after a full GC, RSS after it}, bytes. */
+  private double[] memory(OperatorProcess op, boolean collect) {
+    double rss = ProcStats.rssBytes(op.pid());
+    double heap = heapUsed(op);
+    if (!collect) {
+      return new double[] {rss, heap, Double.NaN, Double.NaN};
+    }
+    String out = ProcStats.run("jcmd", Long.toString(op.pid()), "GC.run");
+    if (out == null) {
+      results.notes.add("jcmd GC.run failed for " + op.identity());
+    }
+    Observer.sleep(200);
+    if (settings.jvmOptions().stream().anyMatch(o -> o.startsWith("-XX:NativeMemoryTracking"))) {
+      // Where the memory outside the heap goes, for tuning: target/bench/nmt-<identity>.txt
+      String nmt = ProcStats.run("jcmd", Long.toString(op.pid()), "VM.native_memory", "summary");
+      String histogram = ProcStats.run("jcmd", Long.toString(op.pid()), "GC.class_histogram");
+      if (histogram != null) {
+        nmt = nmt + "\n" + String.join("\n", histogram.lines().limit(60).toList());
+      }
+      try {
+        Files.writeString(settings.output().resolve("nmt-" + op.identity() + "-" + (nmtCount++) + ".txt"),
+            "RSS " + ProcStats.rssBytes(op.pid()) + "\n" + nmt);
+      } catch (java.io.IOException e) {
+        results.notes.add("could not write the NMT summary: " + e);
+      }
+    }
+    return new double[] {rss, heap, heapUsed(op), ProcStats.rssBytes(op.pid())};
+  }
+
+  /** Sum of jvm_memory_used_bytes{area="heap"} from /actuator/prometheus. */
+  private static double heapUsed(OperatorProcess op) {
+    HttpResponse<String> response = op.actuator("prometheus");
+    if (response == null || response.statusCode() != 200) {
+      return Double.NaN;
+    }
+    double sum = 0;
+    for (String line : response.body().split("\n")) {
+      if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
+        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return sum;
+  }
+
+  // ---- objects ------------------------------------------------------------------------------------
+
+  private static List<String> names(String prefix, int count) {
+    List<String> names = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      names.add(prefix + i);
+    }
+    return names;
+  }
+
+  /** Creates the WebApps from {@code creators} threads; the seconds it took. */
+  private double createWebApps(String namespace, List<String> names, boolean withPort) throws Exception {
+    WebApps webApps = new WebApps(admin, namespace);
+    WebAppSpec spec = WebApps.spec("nginx:1.27", 1, withPort ? 8080 : null);
+    ConcurrentLinkedQueue<String> queue = new ConcurrentLinkedQueue<>(names);
+    ExecutorService pool = Executors.newFixedThreadPool(settings.creators());
+    long t0 = System.nanoTime();
+    List<Future<?>> futures = new ArrayList<>();
+    for (int i = 0; i < settings.creators(); i++) {
+      futures.add(pool.submit(() -> {
+        for (String name = queue.poll(); name != null; name = queue.poll()) {
+          for (int attempt = 0; ; attempt++) {
+            var response = webApps.tryCreate(name, spec);
+            if (response.isSuccess() || response.getHttpStatusCode() == 409) {
+              break;
+            }
+            if (attempt >= 5) {
+              throw new IllegalStateException("creating WebApp " + name + ": HTTP " + response.getHttpStatusCode());
+            }
+            Observer.sleep(200);
+          }
+        }
+        return null;
+      }));
+    }
+    try {
+      for (Future<?> f : futures) {
+        f.get(10, TimeUnit.MINUTES);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    return (System.nanoTime() - t0) / 1e9;
+  }
+
+  /** Empties a namespace of WebApps, Deployments, Services and Events (no garbage collector runs here). */
+  private void cleanup(String namespace) throws Exception {
+    CustomObjectsApi custom = new CustomObjectsApi(admin);
+    AppsV1Api apps = new AppsV1Api(admin);
+    CoreV1Api core = new CoreV1Api(admin);
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+    while (true) {
+      try {
+        custom.deleteCollectionNamespacedCustomObject(WebApp.GROUP, WebApp.VERSION, namespace, WebApp.PLURAL).execute();
+        apps.deleteCollectionNamespacedDeployment(namespace).execute();
+        core.deleteCollectionNamespacedService(namespace).execute();
+        core.deleteCollectionNamespacedEvent(namespace).execute();
+      } catch (ApiException e) {
+        log.debug("deletecollection in {}: HTTP {}", namespace, e.getCode());
+      }
+      Object webApps = custom.listNamespacedCustomObject(WebApp.GROUP, WebApp.VERSION, namespace, WebApp.PLURAL)
+          .limit(1).execute();
+      boolean empty = webApps instanceof Map<?, ?> list && list.get("items") instanceof List<?> items && items.isEmpty()
+          && apps.listNamespacedDeployment(namespace).limit(1).execute().getItems().isEmpty()
+          && core.listNamespacedService(namespace).limit(1).execute().getItems().isEmpty();
+      if (empty) {
+        break;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("could not empty namespace " + namespace + " within 5 minutes");
+      }
+      Observer.sleep(500);
+    }
+    Observer.sleep(500); // let the deletions reach the observer before it forgets the namespace
+    observer.forget(namespace);
+  }
+
+  // ---- context ------------------------------------------------------------------------------------
+
+  private void describeMachineAndSettings() {
+    results.machine.put("nproc", Runtime.getRuntime().availableProcessors());
+    results.machine.put("memoryGiB", Figure.round(ProcStats.memTotalBytes() / (1024.0 * MIB)));
+    results.machine.put("cpu", ProcStats.cpuModel());
+    results.machine.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
+    results.machine.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+    results.machine.put("kubernetes", System.getProperty("steward.controlplane.release", "v1.37.2")
+        + " (local API-shape cluster: etcd + kube-apiserver with audit log, on the same machine)");
+    results.machine.put("loadAverageAtStart", ProcStats.loadAverage());
+    results.settings.put("mode", settings.mode());
+    results.settings.put("operatorJvmOptions", String.join(" ", settings.jvmOptions()));
+    results.settings.put("operatorProperties", settings.operatorProperties());
+    results.settings.put("workers", settings.workers());
+    results.settings.put("pairedCeilingConcurrency", settings.pairedConcurrency());
+    results.settings.put("sizes", settings.sizes());
+    results.settings.put("backlogSizes", settings.backlogSizes());
+    results.settings.put("repeats", settings.repeats() + " for N <= " + settings.repeatUpTo() + ", else 1");
+    results.settings.put("ceilingSize", settings.ceilingSize());
+    results.settings.put("ceilingConcurrencies", settings.ceilingConcurrencies());
+    results.settings.put("latencyChanges", settings.latencyChanges());
+    results.settings.put("latencyLoad", settings.latencyLoad());
+    results.settings.put("creatorThreads", settings.creators());
+    results.settings.put("steadyStateResyncPeriod", settings.resyncPeriod());
+  }
+
+  private void recordControlPlane() {
+    for (var component : cluster.components()) {
+      if (component.isRunning()) {
+        results.controlPlane.put(component.name() + "RssMiB", Figure.round(ProcStats.rssBytes(component.pid()) / MIB));
+        results.controlPlane.put(component.name() + "CpuSeconds", Figure.round(ProcStats.cpuSeconds(component.pid())));
+      }
+    }
+    results.controlPlane.put("auditLogMiB", Figure.round(audit.size() / MIB));
+    results.controlPlane.put("operatorsStarted", operatorCount);
+  }
+
+  private static Duration parseDuration(String spring) {
+    Matcher m = Pattern.compile("(\\d+)(ms|s|m|h)").matcher(spring.trim());
+    if (!m.matches()) {
+      return Duration.parse(spring);
+    }
+    long v = Long.parseLong(m.group(1));
+    return switch (m.group(2)) {
+      case "ms" -> Duration.ofMillis(v);
+      case "s" -> Duration.ofSeconds(v);
+      case "m" -> Duration.ofMinutes(v);
+      default -> Duration.ofHours(v);
+    };
+  }
+}
