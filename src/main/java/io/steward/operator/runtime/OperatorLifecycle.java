@@ -190,10 +190,6 @@ public final class OperatorLifecycle implements SmartLifecycle {
     return electorAlive && controllerAlive;
   }
 
-  public String leaseNamespace() {
-    return leaseNamespace;
-  }
-
   private static void join(Thread thread, Duration timeout) {
     if (thread != null) {
       try {

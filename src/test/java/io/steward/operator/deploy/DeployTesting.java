@@ -1,5 +1,9 @@
 package io.steward.operator.deploy;
 
+import java.nio.file.StandardCopyOption;
+import java.nio.file.Path;
+import java.nio.file.Files;
+import java.io.IOException;
 import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
@@ -117,5 +121,19 @@ final class DeployTesting {
     requests.add(Request.of("update", "coordination.k8s.io/leases", managed, leaseName));
     requests.add(Request.of("create", "coordination.k8s.io/leases", managed));
     return requests;
+  }
+
+  /** Copies a directory tree, files replaced where they exist (for chart copies and image layers). */
+  static void copyTree(Path from, Path to) throws IOException {
+    try (var paths = Files.walk(from)) {
+      for (Path source : paths.toList()) {
+        Path target = to.resolve(from.relativize(source).toString());
+        if (Files.isDirectory(source)) {
+          Files.createDirectories(target);
+        } else {
+          Files.copy(source, target, StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+    }
   }
 }

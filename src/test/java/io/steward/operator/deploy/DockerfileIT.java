@@ -10,7 +10,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -129,7 +128,7 @@ class DockerfileIT {
         "--layers", "--launcher", "--destination", extracted.toString()));
     Path app = Files.createDirectories(work.resolve("app"));
     for (String layer : copiedLayers()) {
-      copyTree(extracted.resolve(layer), app);
+      DeployTesting.copyTree(extracted.resolve(layer), app);
     }
     assertThat(app.resolve("org/springframework/boot/loader/launch/JarLauncher.class")).isRegularFile();
     assertThat(app.resolve("BOOT-INF/classes/io/steward/operator/StewardApplication.class")).isRegularFile();
@@ -197,19 +196,6 @@ class DockerfileIT {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
-    }
-  }
-
-  private static void copyTree(Path from, Path to) throws IOException {
-    try (var paths = Files.walk(from)) {
-      for (Path source : paths.toList()) {
-        Path target = to.resolve(from.relativize(source).toString());
-        if (Files.isDirectory(source)) {
-          Files.createDirectories(target);
-        } else {
-          Files.copy(source, target, StandardCopyOption.REPLACE_EXISTING);
-        }
-      }
     }
   }
 

@@ -62,7 +62,7 @@ public final class StewardChart {
   public static LintResult lint(Map<String, Object> values) {
     Path copy = WORK.resolve("lint-" + UUID.randomUUID());
     try {
-      copyTree(CHART, copy);
+      DeployTesting.copyTree(CHART, copy);
       Path valuesFile = copy.resolve("values.yaml");
       Map<String, Object> merged = new Yaml().load(Files.readString(valuesFile));
       merged.putAll(values);
@@ -90,19 +90,6 @@ public final class StewardChart {
     DumperOptions options = new DumperOptions();
     options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
     return new Yaml(options).dump(values);
-  }
-
-  private static void copyTree(Path from, Path to) throws IOException {
-    try (var paths = Files.walk(from)) {
-      for (Path source : paths.toList()) {
-        Path target = to.resolve(from.relativize(source).toString());
-        if (Files.isDirectory(source)) {
-          Files.createDirectories(target);
-        } else {
-          Files.copy(source, target);
-        }
-      }
-    }
   }
 
   private static void deleteTree(Path root) {

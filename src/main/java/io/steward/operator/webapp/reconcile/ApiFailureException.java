@@ -2,14 +2,7 @@ package io.steward.operator.webapp.reconcile;
 
 /** The API server answered a request with an error that retrying later may cure (5xx, 429, 403, ...). */
 public final class ApiFailureException extends RuntimeException {
-  private final int code;
-
   public ApiFailureException(String what, int code, String serverMessage) {
     super(what + " failed with HTTP " + code + ": " + serverMessage);
-    this.code = code;
-  }
-
-  public int code() {
-    return code;
   }
 }
