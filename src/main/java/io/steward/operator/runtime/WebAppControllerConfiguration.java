@@ -67,38 +67,50 @@ public class WebAppControllerConfiguration {
     return broadcaster;
   }
 
+  /** The caches the reconciler reads, each holding Steward's own writes until its informer has them. */
+  record ReconcilerCaches(ReadYourWritesCache<WebApp> webApps, ReadYourWritesCache<V1Deployment> deployments,
+      ReadYourWritesCache<V1Service> services) {}
+
   @Bean
-  WebAppReconciler webAppReconciler(InformerCaches caches, OperatorClients clients, EventBroadcaster events,
+  ReconcilerCaches reconcilerCaches(InformerCaches caches) {
+    return new ReconcilerCaches(new ReadYourWritesCache<>(caches.webApps()),
+        new ReadYourWritesCache<>(caches.deployments()), new ReadYourWritesCache<>(caches.services()));
+  }
+
+  @Bean
+  WebAppReconciler webAppReconciler(ReconcilerCaches caches, OperatorClients clients, EventBroadcaster events,
       OperatorIdentity identity) {
     var json = clients.requests().getJSON().getGson();
     var deployments = new OwnedObjectSync<>(new DeploymentResource(), new GenericKubernetesApi<>(V1Deployment.class,
         V1DeploymentList.class, "apps", "v1", "deployments", clients.requests()), caches.deployments(), json);
     var services = new OwnedObjectSync<>(new ServiceResource(), new GenericKubernetesApi<>(V1Service.class,
         V1ServiceList.class, "", "v1", "services", clients.requests()), caches.services(), json);
-    return new WebAppReconciler(caches.webApps(), deployments, services, new WebAppStatusWriter(clients.requests()),
+    return new WebAppReconciler(caches.webApps(), deployments, services,
+        new WebAppStatusWriter(clients.requests(), caches.webApps()),
         new WebAppEvents(events.newRecorder(new V1EventSource().component("steward").host(identity.name()))),
         Clock.systemUTC());
   }
 
   @Bean
-  Controller webAppController(SharedInformerFactory factory, InformerCaches caches, InstrumentedWorkQueue queue,
-      WebAppReconciler reconciler, ControllerMetrics metrics, StewardProperties properties) {
-    // Status-only updates (same generation) are Steward's own writes: skip them.
-    caches.addHandlers(
-        ControllerBuilder.controllerWatchBuilder(WebApp.class, queue)
+  Controller webAppController(SharedInformerFactory factory, InformerCaches informers, ReconcilerCaches caches,
+      InstrumentedWorkQueue queue, WebAppReconciler reconciler, ControllerMetrics metrics, StewardProperties properties) {
+    // Events that only echo Steward's own writes are dropped, and so are the WebApp updates that keep
+    // the generation (status writes, metadata): only spec changes, and resyncs, need a pass.
+    informers.addHandlers(
+        caches.webApps().skippingEchoes(ControllerBuilder.controllerWatchBuilder(WebApp.class, queue)
             .withOnUpdateFilter((before, after) -> sameVersion(before, after)
                 || !Objects.equals(before.getMetadata().getGeneration(), after.getMetadata().getGeneration()))
-            .build().getResourceEventHandler(),
-        ControllerBuilder.controllerWatchBuilder(V1Deployment.class, queue)
-            .withWorkQueueKeyFunc(WebAppControllerConfiguration::ownerRequest).build().getResourceEventHandler(),
-        ControllerBuilder.controllerWatchBuilder(V1Service.class, queue)
-            .withWorkQueueKeyFunc(WebAppControllerConfiguration::ownerRequest).build().getResourceEventHandler());
+            .build().getResourceEventHandler()),
+        caches.deployments().skippingEchoes(ControllerBuilder.controllerWatchBuilder(V1Deployment.class, queue)
+            .withWorkQueueKeyFunc(WebAppControllerConfiguration::ownerRequest).build().getResourceEventHandler()),
+        caches.services().skippingEchoes(ControllerBuilder.controllerWatchBuilder(V1Service.class, queue)
+            .withWorkQueueKeyFunc(WebAppControllerConfiguration::ownerRequest).build().getResourceEventHandler()));
     return ControllerBuilder.defaultBuilder(factory)
         .withName(CONTROLLER)
         .withWorkQueue(queue)
         .withReconciler(new InstrumentedReconciler(reconciler, metrics))
         .withWorkerCount(properties.getWorkers())
-        .withReadyFunc(caches::hasSynced)
+        .withReadyFunc(informers::hasSynced)
         .withReadyTimeout(Duration.ofMinutes(10))
         .build();
   }

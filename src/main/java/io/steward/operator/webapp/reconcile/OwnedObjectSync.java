@@ -31,10 +31,11 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
 
   private final OwnedResource<T> resource;
   private final GenericKubernetesApi<T, L> api;
-  private final ObjectCache<T> cache;
+  private final WriteAwareCache<T> cache;
   private final Gson gson;
 
-  public OwnedObjectSync(OwnedResource<T> resource, GenericKubernetesApi<T, L> api, ObjectCache<T> cache, Gson gson) {
+  public OwnedObjectSync(OwnedResource<T> resource, GenericKubernetesApi<T, L> api, WriteAwareCache<T> cache,
+      Gson gson) {
     this.resource = resource;
     this.api = api;
     this.cache = cache;
@@ -76,6 +77,7 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
     T updated = gson.fromJson(resource.managedFields().overlay(currentTree, desiredTree), resource.type());
     KubernetesApiResponse<T> response = api.update(updated);
     if (response.isSuccess()) {
+      cache.written(current, response.getObject());
       return new Outcome<>(Action.UPDATED, response.getObject(), null);
     }
     return failure("update", response, current);
@@ -84,6 +86,7 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
   private Outcome<T> create(WebApp webApp, T desired) {
     KubernetesApiResponse<T> response = api.create(desired);
     if (response.isSuccess()) {
+      cache.written(null, response.getObject());
       return new Outcome<>(Action.CREATED, response.getObject(), null);
     }
     if (response.getHttpStatusCode() == 409) {
@@ -106,6 +109,7 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
     KubernetesApiResponse<T> response =
         api.delete(current.getMetadata().getNamespace(), current.getMetadata().getName(), options);
     if (response.isSuccess() || response.getHttpStatusCode() == 404) {
+      cache.written(current, null);
       return new Outcome<>(Action.DELETED, null, null);
     }
     return failure("delete", response, current);

@@ -4,35 +4,52 @@ import io.kubernetes.client.extended.event.EventType;
 import io.kubernetes.client.extended.event.legacy.EventRecorder;
 import io.steward.operator.webapp.Problem;
 import io.steward.operator.webapp.api.WebApp;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
-/** The Kubernetes Events Steward records on a WebApp, so `kubectl describe webapp` tells its story. */
+/**
+ * The Kubernetes Events Steward records on a WebApp, so `kubectl describe webapp` tells its story: at
+ * most one per pass that changed owned objects (an Event is a write to the API server too, and a new
+ * WebApp should not cost more of them than it must), and one per distinct problem.
+ */
 public final class WebAppEvents {
+  /** One owned object a pass created, updated or deleted. */
+  public record Change(OwnedObjectSync.Action action, String kind) {}
+
   private final EventRecorder recorder;
 
   public WebAppEvents(EventRecorder recorder) {
     this.recorder = recorder;
   }
 
-  public void changed(WebApp webApp, OwnedObjectSync.Action action, String kind) {
-    switch (action) {
-      case CREATED -> normal(webApp, "Created", "Created " + kind + " " + webApp.getMetadata().getName());
-      case UPDATED -> normal(webApp, "Updated", "Updated " + kind + " " + webApp.getMetadata().getName()
-          + " to match the spec");
-      case DELETED -> normal(webApp, "Deleted", "Deleted " + kind + " " + webApp.getMetadata().getName()
-          + ": the spec no longer asks for it");
-      case NONE -> { }
+  /** One Normal event for what a pass changed, e.g. "Created Deployment shop and Service shop". */
+  public void changed(WebApp webApp, List<Change> changes) {
+    if (changes.isEmpty()) {
+      return;
     }
+    String name = webApp.getMetadata().getName();
+    Map<OwnedObjectSync.Action, List<String>> byAction = new LinkedHashMap<>();
+    changes.forEach(c -> byAction.computeIfAbsent(c.action(), a -> new ArrayList<>()).add(c.kind() + " " + name));
+    List<String> clauses = new ArrayList<>();
+    byAction.forEach((action, objects) -> clauses.add(switch (action) {
+      case CREATED -> "created " + String.join(" and ", objects);
+      case UPDATED -> "updated " + String.join(" and ", objects) + " to match the spec";
+      case DELETED -> "deleted " + String.join(" and ", objects) + ": the spec no longer asks for it";
+      case NONE -> throw new IllegalArgumentException("not a change: " + action);
+    }));
+    String message = String.join("; ", clauses);
+    String reason = byAction.size() == 1 ? capitalized(byAction.keySet().iterator().next().name().toLowerCase())
+        : "Reconciled";
+    recorder.event(webApp, EventType.Normal, reason, "%s", capitalized(message));
   }
 
   public void problem(WebApp webApp, Problem problem) {
     recorder.event(webApp, EventType.Warning, problem.reason(), "%s", problem.message());
   }
 
-  public void failed(WebApp webApp, String message) {
-    recorder.event(webApp, EventType.Warning, "ReconcileFailed", "%s", message);
-  }
-
-  private void normal(WebApp webApp, String reason, String message) {
-    recorder.event(webApp, EventType.Normal, reason, "%s", message);
+  private static String capitalized(String text) {
+    return Character.toUpperCase(text.charAt(0)) + text.substring(1);
   }
 }

@@ -94,22 +94,20 @@ public final class WebAppReconciler implements Reconciler {
     OwnedObjectSync.Outcome<V1Service> service = deployment.problem() == null
         ? services.sync(webApp)
         : new OwnedObjectSync.Outcome<>(OwnedObjectSync.Action.NONE, services.observe(webApp), null);
-    List<String> changes = new ArrayList<>(2);
-    record(webApp, deployment.action(), deployments.resource().kind(), changes);
-    record(webApp, service.action(), services.resource().kind(), changes);
+    List<WebAppEvents.Change> changes = new ArrayList<>(2);
+    if (deployment.action() != OwnedObjectSync.Action.NONE) {
+      changes.add(new WebAppEvents.Change(deployment.action(), deployments.resource().kind()));
+    }
+    if (service.action() != OwnedObjectSync.Action.NONE) {
+      changes.add(new WebAppEvents.Change(service.action(), services.resource().kind()));
+    }
     if (!changes.isEmpty()) {
       log.info("WebApp {}/{}: {}", webApp.getMetadata().getNamespace(), webApp.getMetadata().getName(),
-          String.join(", ", changes));
+          changes.stream().map(c -> c.action().name().toLowerCase() + " " + c.kind()).toList());
+      events.changed(webApp, changes);
     }
     Problem problem = deployment.problem() != null ? deployment.problem() : service.problem();
     return new Observation(webApp, deployment.object(), service.object(), problem);
-  }
-
-  private void record(WebApp webApp, OwnedObjectSync.Action action, String kind, List<String> changes) {
-    if (action != OwnedObjectSync.Action.NONE) {
-      changes.add(action.name().toLowerCase() + " " + kind);
-      events.changed(webApp, action, kind);
-    }
   }
 
   /** One Warning event and one log line per distinct problem, not one per retry. */

@@ -13,7 +13,8 @@ import io.steward.operator.webapp.api.WebAppStatus;
 /**
  * Writes a WebApp's status through the status subresource, only when it changed, as one JSON merge
  * patch that carries the resourceVersion it was computed from (optimistic locking: a stale view
- * gets 409 and the request is retried on fresh data).
+ * gets 409 and the request is retried on fresh data). The patched WebApp goes to the cache, so the
+ * next pass compares against it and not against the informer's older copy.
  *
  * <p>A merge patch, not {@code GenericKubernetesApi.updateStatus}: client-java 25 sends that as a JSON
  * patch with content type application/json and real API servers answer 415 (client-java #3143).
@@ -23,9 +24,11 @@ public final class WebAppStatusWriter {
   private final CustomObjectsApi customObjects;
   private final Gson gson;
   private final Gson gsonWithNulls;
+  private final WriteAwareCache<WebApp> cache;
 
-  public WebAppStatusWriter(ApiClient client) {
+  public WebAppStatusWriter(ApiClient client, WriteAwareCache<WebApp> cache) {
     this.client = client;
+    this.cache = cache;
     this.customObjects = new CustomObjectsApi(client);
     this.gson = client.getJSON().getGson();
     this.gsonWithNulls = gson.newBuilder().serializeNulls().create();
@@ -44,9 +47,10 @@ public final class WebAppStatusWriter {
     String body = gsonWithNulls.toJson(patch);
     String name = webApp.getMetadata().getName();
     try {
-      PatchUtils.patch(WebApp.class, () -> customObjects.patchNamespacedCustomObjectStatus(WebApp.GROUP,
+      WebApp patched = PatchUtils.patch(WebApp.class, () -> customObjects.patchNamespacedCustomObjectStatus(WebApp.GROUP,
               WebApp.VERSION, webApp.getMetadata().getNamespace(), WebApp.PLURAL, name, new V1Patch(body))
           .buildCall(null), V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH, client);
+      cache.written(webApp, patched);
       return true;
     } catch (ApiException e) {
       if (e.getCode() == 409 || e.getCode() == 404) {

@@ -1,0 +1,112 @@
+package io.steward.operator.runtime;
+
+import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.informer.ResourceEventHandler;
+import io.steward.operator.webapp.reconcile.ObjectCache;
+import io.steward.operator.webapp.reconcile.WriteAwareCache;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * An informer cache that also holds Steward's own successful writes until the informer has caught up
+ * with them (as Java Operator SDK's temporary resource cache does). Without it the pass right after a
+ * write reads the older object: it re-creates what it just created, or patches a status with a stale
+ * resourceVersion, and each costs a refused request (409) and a retry. And the watch event that
+ * echoes a write would wake a pass with nothing left to do; {@link #skippingEchoes} drops it.
+ *
+ * <p>Only equality of resourceVersions is used, never their order (they are opaque). A write is
+ * recorded with the version it replaced, which Steward read from this same cache; while the informer
+ * still holds that version (or, for a create, nothing), the informer is behind the write and the write
+ * is the fresher view. Once the informer shows any other version, it is at least as new, and the
+ * record is dropped.
+ */
+public final class ReadYourWritesCache<T extends KubernetesObject> implements WriteAwareCache<T> {
+
+  /** A write: the resourceVersion it replaced (null: it created the object) and the result (null: deleted). */
+  private record Write<T>(String replaced, T result) {}
+
+  private final ObjectCache<T> informer;
+  private final ConcurrentMap<String, Write<T>> writes = new ConcurrentHashMap<>();
+
+  public ReadYourWritesCache(ObjectCache<T> informer) {
+    this.informer = informer;
+  }
+
+  @Override
+  public T get(String namespace, String name) {
+    T cached = informer.get(namespace, name);
+    Write<T> write = writes.get(key(namespace, name));
+    return write != null && Objects.equals(version(cached), write.replaced()) ? write.result() : cached;
+  }
+
+  @Override
+  public void written(T before, T after) {
+    T object = after != null ? after : before;
+    String namespace = object.getMetadata().getNamespace();
+    String name = object.getMetadata().getName();
+    Write<T> write = new Write<>(version(before), after);
+    writes.put(key(namespace, name), write);
+    // The informer may have applied the write before it was recorded: then forget it right away.
+    if (!Objects.equals(version(informer.get(namespace, name)), write.replaced())) {
+      writes.remove(key(namespace, name), write);
+    }
+  }
+
+  /** Writes not yet seen by the informer (for tests and diagnostics). */
+  public int pending() {
+    return writes.size();
+  }
+
+  /**
+   * Called for every informer event, after the informer's store has applied it: forgets the write the
+   * event supersedes, and tells whether the event is only the echo of that write.
+   */
+  boolean observed(T object, boolean deleted) {
+    String key = key(object.getMetadata().getNamespace(), object.getMetadata().getName());
+    Write<T> write = writes.get(key);
+    if (write == null || (!deleted && Objects.equals(version(object), write.replaced()))) {
+      return false; // no write pending, or an event older than it (a re-list replaying the store)
+    }
+    writes.remove(key, write);
+    return deleted ? write.result() == null
+        : write.result() != null && Objects.equals(version(object), version(write.result()));
+  }
+
+  /**
+   * Wraps an event handler: every event first goes through {@link #observed}, and the echoes of
+   * Steward's own writes do not reach {@code handler} (the pass that wrote already saw the result).
+   */
+  public ResourceEventHandler<T> skippingEchoes(ResourceEventHandler<T> handler) {
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(T object) {
+        if (!observed(object, false)) {
+          handler.onAdd(object);
+        }
+      }
+
+      @Override
+      public void onUpdate(T before, T after) {
+        if (!observed(after, false)) {
+          handler.onUpdate(before, after);
+        }
+      }
+
+      @Override
+      public void onDelete(T object, boolean finalStateUnknown) {
+        if (!observed(object, true)) {
+          handler.onDelete(object, finalStateUnknown);
+        }
+      }
+    };
+  }
+
+  private static String version(KubernetesObject object) {
+    return object == null ? null : object.getMetadata().getResourceVersion();
+  }
+
+  private static String key(String namespace, String name) {
+    return namespace + "/" + name;
+  }
+}

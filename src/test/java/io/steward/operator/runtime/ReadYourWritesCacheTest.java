@@ -1,0 +1,123 @@
+package io.steward.operator.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kubernetes.client.informer.ResourceEventHandler;
+import io.kubernetes.client.openapi.models.V1ConfigMap;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The read-your-writes rules, against an informer store this test moves by hand: the store, then
+ * the event, in the order a real informer applies and then delivers them.
+ */
+class ReadYourWritesCacheTest {
+  private final Map<String, V1ConfigMap> store = new HashMap<>();
+  private final ReadYourWritesCache<V1ConfigMap> cache = new ReadYourWritesCache<>((ns, name) -> store.get(name));
+  private final List<String> delivered = new ArrayList<>();
+  private final ResourceEventHandler<V1ConfigMap> handler = cache.skippingEchoes(new ResourceEventHandler<>() {
+    @Override
+    public void onAdd(V1ConfigMap object) {
+      delivered.add("add " + version(object));
+    }
+
+    @Override
+    public void onUpdate(V1ConfigMap before, V1ConfigMap after) {
+      delivered.add("update " + version(after));
+    }
+
+    @Override
+    public void onDelete(V1ConfigMap object, boolean finalStateUnknown) {
+      delivered.add("delete " + version(object));
+    }
+  });
+
+  @Test
+  void aCreatedObjectIsReadBeforeTheInformerHasItAndItsEchoIsDropped() {
+    cache.written(null, object("7"));
+    assertThat(version(cache.get("ns", "a"))).isEqualTo("7");
+
+    store.put("a", object("7"));
+    handler.onAdd(object("7"));
+    assertThat(delivered).isEmpty();
+    assertThat(cache.pending()).isZero();
+    assertThat(version(cache.get("ns", "a"))).isEqualTo("7");
+  }
+
+  @Test
+  void anUpdateIsReadUntilTheInformerMovesPastIt() {
+    store.put("a", object("1"));
+    cache.written(object("1"), object("2"));
+    assertThat(version(cache.get("ns", "a"))).isEqualTo("2");
+
+    // Someone else wrote right after us, and the informer applied both before delivering either.
+    store.put("a", object("3"));
+    assertThat(version(cache.get("ns", "a"))).isEqualTo("3");
+    handler.onUpdate(object("1"), object("2"));
+    handler.onUpdate(object("2"), object("3"));
+    assertThat(delivered).containsExactly("update 3");
+    assertThat(cache.pending()).isZero();
+  }
+
+  @Test
+  void aWriteTheInformerAppliedBeforeItWasRecordedIsNotKept() {
+    store.put("a", object("2"));
+    cache.written(object("1"), object("2"));
+    assertThat(cache.pending()).isZero();
+    assertThat(version(cache.get("ns", "a"))).isEqualTo("2");
+  }
+
+  @Test
+  void anotherWritersEventIsDeliveredAndEndsTheWrite() {
+    store.put("a", object("1"));
+    cache.written(object("1"), object("2"));
+    store.put("a", object("5"));
+    handler.onUpdate(object("1"), object("5"));
+    assertThat(delivered).containsExactly("update 5");
+    assertThat(cache.pending()).isZero();
+  }
+
+  @Test
+  void aReplayOfTheReplacedVersionKeepsTheWrite() {
+    store.put("a", object("1"));
+    cache.written(object("1"), object("2"));
+    handler.onUpdate(object("1"), object("1")); // a re-list replaying the store
+    assertThat(delivered).containsExactly("update 1");
+    assertThat(version(cache.get("ns", "a"))).isEqualTo("2");
+  }
+
+  @Test
+  void aDeleteIsReadAsAbsentAndItsEchoIsDropped() {
+    store.put("a", object("4"));
+    cache.written(object("4"), null);
+    assertThat(cache.get("ns", "a")).isNull();
+
+    store.remove("a");
+    handler.onDelete(object("4"), false);
+    assertThat(delivered).isEmpty();
+    assertThat(cache.pending()).isZero();
+  }
+
+  @Test
+  void anObjectDeletedByOthersAfterOurCreateIsDeliveredAndReadAsAbsent() {
+    cache.written(null, object("7"));
+    store.put("a", object("7"));
+    store.remove("a");
+    handler.onAdd(object("7"));
+    handler.onDelete(object("7"), false);
+    assertThat(delivered).containsExactly("delete 7");
+    assertThat(cache.get("ns", "a")).isNull();
+  }
+
+  private static V1ConfigMap object(String resourceVersion) {
+    return new V1ConfigMap().metadata(new V1ObjectMeta().namespace("ns").name("a").resourceVersion(resourceVersion));
+  }
+
+  private static String version(V1ConfigMap object) {
+    return object == null ? null : object.getMetadata().getResourceVersion();
+  }
+}
