@@ -5,15 +5,18 @@ import io.kubernetes.client.informer.ResourceEventHandler;
 import io.steward.operator.webapp.reconcile.ObjectCache;
 import io.steward.operator.webapp.reconcile.WriteAwareCache;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Supplier;
 
 /**
  * An informer cache that also holds Steward's own successful writes until the informer has caught up
  * with them (as Java Operator SDK's temporary resource cache does). Without it the pass right after a
  * write reads the older object: it re-creates what it just created, or patches a status with a stale
  * resourceVersion, and each costs a refused request (409) and a retry. And the watch event that
- * echoes a write would wake a pass with nothing left to do; {@link #skippingEchoes} drops it.
+ * echoes a write would wake a pass with nothing left to do; {@link #skippingEchoes} drops it, also
+ * when it arrives before the write's response does (see {@link #creating}).
  *
  * <p>Only equality of resourceVersions is used, never their order (they are opaque). A write is
  * recorded with the version it replaced, which Steward read from this same cache; while the informer
@@ -28,6 +31,7 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements Wr
 
   private final ObjectCache<T> informer;
   private final ConcurrentMap<String, Write<T>> writes = new ConcurrentHashMap<>();
+  private final Set<String> creating = ConcurrentHashMap.newKeySet();
 
   public ReadYourWritesCache(ObjectCache<T> informer) {
     this.informer = informer;
@@ -38,6 +42,17 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements Wr
     T cached = informer.get(namespace, name);
     Write<T> write = writes.get(key(namespace, name));
     return write != null && Objects.equals(version(cached), write.replaced()) ? write.result() : cached;
+  }
+
+  @Override
+  public <R> R creating(T object, Supplier<R> request) {
+    String key = key(object.getMetadata().getNamespace(), object.getMetadata().getName());
+    creating.add(key);
+    try {
+      return request.get(); // a successful create is recorded (written) before the marker goes
+    } finally {
+      creating.remove(key);
+    }
   }
 
   @Override
@@ -81,7 +96,9 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements Wr
     return new ResourceEventHandler<>() {
       @Override
       public void onAdd(T object) {
-        if (!observed(object, false)) {
+        boolean ownCreateInFlight = creating.contains(key(object.getMetadata().getNamespace(),
+            object.getMetadata().getName()));
+        if (!observed(object, false) && !ownCreateInFlight) {
           handler.onAdd(object);
         }
       }

@@ -49,6 +49,24 @@ class ReadYourWritesCacheTest {
   }
 
   @Test
+  void anAddEventThatBeatsTheCreatesResponseIsItsEchoToo() {
+    String result = cache.creating(object("7"), () -> {
+      // The watch delivers the new object while the response is still on its way.
+      store.put("a", object("7"));
+      handler.onAdd(object("7"));
+      cache.written(null, object("7"));
+      return "created";
+    });
+    assertThat(result).isEqualTo("created");
+    assertThat(delivered).isEmpty();
+    assertThat(cache.pending()).isZero();
+
+    // Once the create has returned, an add (someone re-created it after a delete) is news again.
+    handler.onAdd(object("9"));
+    assertThat(delivered).containsExactly("add 9");
+  }
+
+  @Test
   void anUpdateIsReadUntilTheInformerMovesPastIt() {
     store.put("a", object("1"));
     cache.written(object("1"), object("2"));

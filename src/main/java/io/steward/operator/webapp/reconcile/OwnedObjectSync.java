@@ -84,9 +84,14 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
   }
 
   private Outcome<T> create(WebApp webApp, T desired) {
-    KubernetesApiResponse<T> response = api.create(desired);
+    KubernetesApiResponse<T> response = cache.creating(desired, () -> {
+      KubernetesApiResponse<T> created = api.create(desired);
+      if (created.isSuccess()) {
+        cache.written(null, created.getObject());
+      }
+      return created;
+    });
     if (response.isSuccess()) {
-      cache.written(null, response.getObject());
       return new Outcome<>(Action.CREATED, response.getObject(), null);
     }
     if (response.getHttpStatusCode() == 409) {
