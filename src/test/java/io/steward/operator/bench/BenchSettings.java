@@ -1,5 +1,7 @@
 package io.steward.operator.bench;
 
+import io.steward.operator.deploy.ContainerImage;
+import io.steward.operator.deploy.StewardChart;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -28,14 +30,15 @@ import java.util.Map;
  * @param latencyLoad WebApps converging during the loaded latency run
  * @param startupRepeats start-ups measured with the largest N existing
  * @param startupVariants JVM option sets (added to {@code jvmOptions}) whose start-up with 0 WebApps is
- *     compared side by side; the option {@code cds} runs an extracted jar with a class-data-sharing
- *     archive made by a training run
+ *     compared side by side; the word {@code jar} runs the plain jar instead of the image's layout
  * @param startupVariantRepeats start-ups per variant
  * @param resyncPeriod steward.resync-period of the steady-state operator; it must outlast its start-up
  * @param creators client threads creating WebApps
- * @param jvmOptions the operator JVM's options: the Helm chart's, as far as they apply outside a container
- * @param tunedJvmOptions options added to the chart's for one more create-at-once run at the largest N
- *     (empty: none), to compare memory and throughput side by side
+ * @param image run the operator as the image does (the Dockerfile carried out by {@link ContainerImage}:
+ *     extracted jar, class-data-sharing archive), or else the plain jar
+ * @param jvmOptions the operator JVM's options: by default the Helm chart's, as a pod runs them
+ * @param compareJvmOptions option sets, each added to the chart's for one more create-at-once run at
+ *     the largest N, to compare memory and throughput side by side (separated by ';' in the property)
  * @param operatorProperties extra steward.* (or other Spring) properties for the operator, for tuning
  * @param output where results.json and results.md go
  * @param clusterDir the benchmark's own local cluster
@@ -43,24 +46,14 @@ import java.util.Map;
 public record BenchSettings(String mode, List<Integer> sizes, List<Integer> backlogSizes, int repeats, int repeatUpTo,
     int ceilingSize, List<Integer> ceilingConcurrencies, boolean ceilingWithEvents, int pairedConcurrency,
     int workers, int latencyChanges, int latencyLoad, int startupRepeats, Map<String, List<String>> startupVariants,
-    int startupVariantRepeats, String resyncPeriod, int creators, List<String> jvmOptions,
-    List<String> tunedJvmOptions, Map<String, String> operatorProperties, Path output, Path clusterDir) {
+    int startupVariantRepeats, String resyncPeriod, int creators, boolean image, List<String> jvmOptions,
+    List<List<String>> compareJvmOptions, Map<String, String> operatorProperties, Path output, Path clusterDir) {
 
   /**
-   * The Helm chart's JVM (charts/steward: memory limit 512Mi, JAVA_TOOL_OPTIONS
-   * {@code -XX:MaxRAMPercentage=50 -XX:+ExitOnOutOfMemoryError}), outside a container: MaxRAM stands
-   * for the memory limit, and SerialGC is what the JVM picks by itself in a container under 1792 MiB.
+   * The JVM's own defaults where the chart tunes them (C2 compilation, heap free ratios), added to
+   * the chart's options to show what the tuning buys.
    */
-  public static final String CHART_JVM_OPTIONS =
-      "-XX:MaxRAM=512m -XX:MaxRAMPercentage=50 -XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError";
-
-  /**
-   * What the figures suggest adding to the chart's options: C1 only (Steward waits on the API server;
-   * C2's compilations cost more CPU and memory than its code saves) and a heap that is given back
-   * when it is mostly free.
-   */
-  public static final String TUNED_JVM_OPTIONS =
-      "-XX:TieredStopAtLevel=1 -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30";
+  public static final String JVM_DEFAULTS = "-XX:TieredStopAtLevel=4 -XX:MinHeapFreeRatio=40 -XX:MaxHeapFreeRatio=70";
 
   public static BenchSettings fromSystemProperties() {
     String mode = System.getProperty("steward.bench.mode", "smoke").toLowerCase(Locale.ROOT);
@@ -94,15 +87,17 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
         integer("steward.bench.latency-load", full || quick ? 1000 : 20),
         integer("steward.bench.startup-repeats", full ? 3 : 1),
         variants(System.getProperty("steward.bench.startup-variants", full
-            ? "chart:;chart + tuned:" + TUNED_JVM_OPTIONS + ";chart + AppCDS:cds;chart + tuned + AppCDS:cds "
-                + TUNED_JVM_OPTIONS
+            ? "plain jar (no class-data sharing):jar;JVM defaults (C2):" + JVM_DEFAULTS
+                + ";plain jar, JVM defaults:jar " + JVM_DEFAULTS
             : "")),
         integer("steward.bench.startup-variant-repeats", full ? 3 : 2),
         System.getProperty("steward.bench.resync-period", full ? "90s" : quick ? "20s" : "5s"),
         integer("steward.bench.creators", 8),
-        List.of(System.getProperty("steward.bench.jvm-options", CHART_JVM_OPTIONS).trim().split("\\s+")),
-        list("steward.bench.tuned-jvm-options", full ? TUNED_JVM_OPTIONS : "").stream()
-            .flatMap(o -> Arrays.stream(o.split("\\s+"))).toList(),
+        Boolean.parseBoolean(System.getProperty("steward.bench.image", "true")),
+        System.getProperty("steward.bench.jvm-options", "").isBlank() ? StewardChart.podJvmOptions()
+            : List.of(System.getProperty("steward.bench.jvm-options").trim().split("\\s+")),
+        Arrays.stream(System.getProperty("steward.bench.compare-jvm-options", full ? JVM_DEFAULTS : "").split(";"))
+            .map(String::trim).filter(o -> !o.isEmpty()).map(o -> List.of(o.split("\\s+"))).toList(),
         properties,
         Path.of(System.getProperty("steward.bench.output", "target/bench")),
         Path.of(System.getProperty("steward.bench.cluster-dir", "target/bench/cluster")));

@@ -35,8 +35,9 @@ final class ResultsWriter {
         .append(r.machine.get("loadAverageAtEnd")).append(" at end\n");
     md.append("- Java: ").append(r.machine.get("java")).append("; Kubernetes ").append(r.machine.get("kubernetes"))
         .append("\n");
-    md.append("- Operator: the built jar in its own JVM, `").append(r.settings.get("operatorJvmOptions"))
-        .append("`, properties ").append(r.settings.get("operatorProperties")).append("\n");
+    md.append("- Operator: in its own JVM as ").append(r.settings.get("operatorLayout")).append("; the chart's JVM options `")
+        .append(r.settings.get("operatorJvmOptions")).append("`; properties ").append(r.settings.get("operatorProperties"))
+        .append("\n");
     md.append("- Figures: median (min–max) over the repeats shown; command: `").append(COMMAND).append("`\n\n");
 
     md.append("| # | measure | N | repeats | result | goal |\n|---|---|---|---|---|---|\n");
@@ -57,7 +58,7 @@ final class ResultsWriter {
     }
     List<BenchResults.Convergence> atOnce = r.convergence.stream().filter(c -> c.mode().equals("create-at-once")
         && c.seconds().repeats() > 0).toList();
-    // (the tuned-JVM row is not part of the growth series)
+    // (the comparison-JVM row is not part of the growth series)
     if (atOnce.size() > 1) {
       StringBuilder growth = new StringBuilder();
       for (BenchResults.Convergence c : atOnce) {

@@ -20,6 +20,7 @@ import io.kubernetes.client.util.generic.KubernetesApiResponse;
 import io.steward.operator.support.Crds;
 import io.steward.operator.support.OperatorProcess;
 import io.steward.operator.support.WebApps;
+import io.steward.operator.deploy.ContainerImage;
 import io.steward.operator.runtime.ReadYourWritesCache;
 import io.steward.operator.webapp.DeploymentResource;
 import io.steward.operator.webapp.ServiceResource;
@@ -94,6 +95,7 @@ public final class StewardBenchmark {
   private final List<Double> startupEmptyJvm = new ArrayList<>();
   private final List<double[]> ceilingAtWorkers = new ArrayList<>();
   private final Map<String, Run> runs = new LinkedHashMap<>();
+  private ContainerImage.Assembled image;
   private Map<Integer, double[]> baselineMemory = new LinkedHashMap<>();
   private int operatorCount;
   private int nmtCount;
@@ -111,8 +113,11 @@ public final class StewardBenchmark {
   public BenchResults run() throws Exception {
     long start = System.nanoTime();
     results.date = OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS).toString();
-    describeMachineAndSettings();
     Files.createDirectories(settings.output());
+    // The operator as the image runs it: the Dockerfile's layout and class-data-sharing archive.
+    image = settings.image() ? ContainerImage.read().assemble(settings.output().resolve("image").toAbsolutePath())
+        : null;
+    describeMachineAndSettings();
     cluster = LocalCluster.start(LocalCluster.Shape.API, settings.clusterDir());
     try {
       admin = LocalCluster.clientFor(cluster.kubeconfigFor("steward-bench"), "steward-bench/admin");
@@ -171,12 +176,13 @@ public final class StewardBenchmark {
         }
       }
     }
-    // The same at the largest N with the JVM options the figures suggest, side by side.
-    if (!settings.tunedJvmOptions().isEmpty() && settings.largestSize() > 0) {
+    // The same at the largest N with other JVM options (the JVM's defaults), side by side.
+    for (int k = 0; k < settings.compareJvmOptions().size() && settings.largestSize() > 0; k++) {
       int n = settings.largestSize();
-      double[] ceiling = pairedCeiling("tuned-n" + n);
-      runs.put("tuned/" + n + "/1", convergeCreatedAtOnce(n, 1, ceiling[1],
-          "create-at-once, chart JVM + " + String.join(" ", settings.tunedJvmOptions()), settings.tunedJvmOptions()));
+      List<String> options = settings.compareJvmOptions().get(k);
+      double[] ceiling = pairedCeiling("compare" + k + "-n" + n);
+      runs.put("compare" + k + "/" + n + "/1", convergeCreatedAtOnce(n, 1, ceiling[1],
+          "create-at-once, chart JVM + " + String.join(" ", options), options));
     }
     for (CeilingSamples c : sweep) {
       results.ceiling.add(c.toResult(settings.ceilingSize()));
@@ -296,15 +302,13 @@ public final class StewardBenchmark {
     return convergeCreatedAtOnce(n, repeat, pairedCeiling, "create-at-once", List.of());
   }
 
-  /** {@code extraJvmOptions}: added to the chart's for a tuning comparison (no steady-state phase then). */
+  /** {@code extraJvmOptions}: added to the chart's for a comparison (no steady-state phase then). */
   private Run convergeCreatedAtOnce(int n, int repeat, double pairedCeiling, String mode, List<String> extraJvmOptions)
       throws Exception {
-    boolean tuned = !extraJvmOptions.isEmpty();
-    String id = (tuned ? "tuned-n" : "n") + n + "-r" + repeat;
-    List<String> options = new ArrayList<>(settings.jvmOptions());
-    options.addAll(extraJvmOptions);
-    Operator op = startOperator("bench-" + id, Map.of(), OperatorProcess.jar(), options);
-    if (!tuned) {
+    boolean compare = !extraJvmOptions.isEmpty();
+    String id = (compare ? "compare" + runs.size() + "-n" : "n") + n + "-r" + repeat;
+    Operator op = startOperator("bench-" + id, Map.of(), image != null, extraJvmOptions);
+    if (!compare) {
       startupEmpty.add(op.secondsToReady);
       startupEmptyJvm.add(op.jvmReportedSeconds());
     }
@@ -333,7 +337,7 @@ public final class StewardBenchmark {
           + " with " + observer.convergedIn(NS_RUN) + " converged");
     }
     stop(op);
-    boolean last = !tuned && n == settings.largestSize() && repeat == settings.repeatsFor(n) && !timedOut;
+    boolean last = !compare && n == settings.largestSize() && repeat == settings.repeatsFor(n) && !timedOut;
     if (last) {
       steadyStateAndStartup(n);
     }
@@ -681,19 +685,14 @@ public final class StewardBenchmark {
     if (variants.isEmpty()) {
       return;
     }
-    Path[] cds = variants.values().stream().anyMatch(v -> v.contains("cds")) ? prepareCds() : null;
     Map<String, List<double[]>> samples = new LinkedHashMap<>();
     for (int k = 1; k <= settings.startupVariantRepeats(); k++) {
       int index = 0;
       for (Map.Entry<String, List<String>> variant : variants.entrySet()) {
-        boolean withCds = variant.getValue().contains("cds");
-        List<String> options = new ArrayList<>(settings.jvmOptions());
-        variant.getValue().stream().filter(o -> !o.equals("cds")).forEach(options::add);
-        if (withCds) {
-          options.add("-XX:SharedArchiveFile=" + cds[1]);
-        }
-        Operator op = startOperator("bench-startup-v" + (index++) + "-" + k, Map.of(),
-            withCds ? cds[0] : OperatorProcess.jar(), options);
+        boolean plainJar = variant.getValue().contains("jar");
+        List<String> options = variant.getValue().stream().filter(o -> !o.equals("jar")).toList();
+        Operator op = startOperator("bench-startup-v" + (index++) + "-" + k, Map.of(), image != null && !plainJar,
+            options);
         double[] memory = memory(op.process, true);
         samples.computeIfAbsent(variant.getKey(), key -> new ArrayList<>())
             .add(new double[] {op.secondsToReady, op.jvmReportedSeconds(), memory[3] / MIB, memory[2] / MIB});
@@ -711,59 +710,6 @@ public final class StewardBenchmark {
 
   private static Figure column(List<double[]> rows, int index, String unit) {
     return Figure.of(unit, rows.stream().map(v -> v[index]).toList());
-  }
-
-  /**
-   * Spring Boot's recipe for class-data sharing: the jar extracted (java -Djarmode=tools ... extract),
-   * and a training run that stops after the context refresh and dumps the loaded classes. The
-   * training run needs no cluster: a kubeconfig pointing nowhere is enough, nothing connects before
-   * the lifecycle starts. Returns {the extracted jar, the archive}.
-   */
-  private Path[] prepareCds() throws Exception {
-    Path dir = settings.output().resolve("cds").toAbsolutePath();
-    Path jar = OperatorProcess.jar().toAbsolutePath();
-    if (Files.exists(dir)) {
-      try (var paths = Files.walk(dir)) {
-        paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
-    Files.createDirectories(dir);
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    runBounded(dir.resolve("extract.log"), Map.of(), java, "-Djarmode=tools", "-jar", jar.toString(), "extract",
-        "--destination", dir.resolve("app").toString());
-    Path appJar = dir.resolve("app").resolve(jar.getFileName());
-    Path archive = dir.resolve("steward.jsa");
-    Path kubeconfig = Files.writeString(dir.resolve("nowhere.kubeconfig"), """
-        apiVersion: v1
-        kind: Config
-        clusters: [{name: nowhere, cluster: {server: "https://127.0.0.1:9", insecure-skip-tls-verify: true}}]
-        users: [{name: nowhere, user: {token: none}}]
-        contexts: [{name: nowhere, context: {cluster: nowhere, user: nowhere}}]
-        current-context: nowhere
-        """);
-    List<String> training = new ArrayList<>(List.of(java));
-    training.addAll(settings.jvmOptions().stream().filter(o -> !o.startsWith("-Xlog")).toList());
-    training.addAll(List.of("-XX:ArchiveClassesAtExit=" + archive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off",
-        "-Dspring.context.exit=onRefresh", "-jar", appJar.toString(), "--server.port=0", "--server.address=127.0.0.1",
-        "--steward.leader-election.enabled=false"));
-    runBounded(dir.resolve("training.log"), Map.of("KUBECONFIG", kubeconfig.toString()),
-        training.toArray(String[]::new));
-    if (!Files.isRegularFile(archive)) {
-      throw new IllegalStateException("the CDS training run made no archive; see " + dir.resolve("training.log"));
-    }
-    return new Path[] {appJar, archive};
-  }
-
-  private static void runBounded(Path log, Map<String, String> env, String... command) throws Exception {
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
-    builder.environment().putAll(env);
-    Process process = builder.start();
-    process.getOutputStream().close();
-    if (!process.waitFor(3, TimeUnit.MINUTES)) {
-      process.destroyForcibly();
-      throw new IllegalStateException(String.join(" ", command) + " did not finish within 3 minutes; see " + log);
-    }
   }
 
   // ---- the operator process -----------------------------------------------------------------------
@@ -799,16 +745,29 @@ public final class StewardBenchmark {
 
   /** Starts the jar and waits for readiness (caches synced) and for the Lease; the time to readiness. */
   private Operator startOperator(String identity, Map<String, String> extra) {
-    return startOperator(identity, extra, OperatorProcess.jar(), settings.jvmOptions());
+    return startOperator(identity, extra, image != null, List.of());
   }
 
-  private Operator startOperator(String identity, Map<String, String> extra, Path jar, List<String> jvmOptions) {
+  /**
+   * Starts an operator with the settings' JVM options plus {@code extraJvmOptions}: as the image runs
+   * it ({@code asImage}: the image's layout and ENTRYPOINT options), or as the plain jar.
+   */
+  private Operator startOperator(String identity, Map<String, String> extra, boolean asImage,
+      List<String> extraJvmOptions) {
+    List<String> jvmOptions = new ArrayList<>(settings.jvmOptions());
+    jvmOptions.addAll(extraJvmOptions);
+    if (asImage) {
+      jvmOptions.addAll(image.jvmOptions());
+    }
+    Path jar = asImage ? image.jar() : OperatorProcess.jar();
+    Path directory = asImage ? image.app() : null;
     Map<String, String> properties = new LinkedHashMap<>(settings.operatorProperties());
     properties.put("steward.leader-election.lease-namespace", "default");
     properties.putAll(extra);
     operatorCount++;
     long spawn = System.nanoTime();
-    OperatorProcess process = OperatorProcess.start(operatorKubeconfig, identity, jar, jvmOptions, properties);
+    OperatorProcess process = OperatorProcess.start(operatorKubeconfig, identity, directory, jar, jvmOptions,
+        properties);
     long deadline = spawn + TimeUnit.SECONDS.toNanos(180);
     while (!process.isReady()) {
       if (!process.isAlive() || System.nanoTime() > deadline) {
@@ -819,6 +778,11 @@ public final class StewardBenchmark {
       Observer.sleep(25);
     }
     long ready = System.nanoTime();
+    if (asImage && process.logTail(400).contains("Unable to use shared archive")) {
+      process.close();
+      throw new IllegalStateException("operator " + identity + " started without the image's class-data-sharing "
+          + "archive: " + process.logTail(400).lines().filter(l -> l.contains("shared archive")).toList());
+    }
     while (!leading(process)) {
       if (System.nanoTime() > ready + TimeUnit.SECONDS.toNanos(60)) {
         String tail = process.logTail(40);
@@ -983,6 +947,8 @@ public final class StewardBenchmark {
     results.machine.put("loadAverageAtStart", ProcStats.loadAverage());
     results.settings.put("mode", settings.mode());
     results.settings.put("operatorJvmOptions", String.join(" ", settings.jvmOptions()));
+    results.settings.put("operatorLayout", image == null ? "the plain jar (java -jar)"
+        : "the image's (Dockerfile carried out here): " + String.join(" ", ContainerImage.read().entrypoint()));
     results.settings.put("operatorProperties", settings.operatorProperties());
     results.settings.put("workers", settings.workers());
     results.settings.put("pairedCeilingConcurrency", settings.pairedConcurrency());

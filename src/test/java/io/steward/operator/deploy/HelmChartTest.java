@@ -41,7 +41,7 @@ class HelmChartTest {
   }
 
   @Test
-  void defaultsInstallTwoLeaderElectedReplicasWithClusterWideLeastPrivilege() {
+  void defaultsInstallTwoLeaderElectedReplicasWithClusterWideLeastPrivilege() throws Exception {
     Manifests out = StewardChart.template("steward", NS, Map.of());
 
     assertThat(out.kinds()).containsExactlyInAnyOrder("ServiceAccount", "ClusterRole", "ClusterRoleBinding",
@@ -77,7 +77,12 @@ class HelmChartTest {
         .containsEntry("STEWARD_LEADERELECTION_LEASENAME", "steward-leader")
         .containsEntry("SERVER_PORT", "8081")
         .doesNotContainKey("STEWARD_NAMESPACES");
-    assertThat((String) env.get("JAVA_TOOL_OPTIONS")).contains("-XX:MaxRAMPercentage=50", "-XX:+ExitOnOutOfMemoryError");
+    // The same JVM options as the image and config/manager, so the three run Steward alike.
+    assertThat(env.get("JAVA_TOOL_OPTIONS")).isEqualTo(ContainerImage.read().javaToolOptions())
+        .isEqualTo(HelmChartTest.env(single(list(map(Manifests.parse(Files.readString(Path.of("config", "manager", "manager.yaml")))
+            .single("Deployment"), "spec", "template", "spec"), "containers"))).get("JAVA_TOOL_OPTIONS"));
+    assertThat((String) env.get("JAVA_TOOL_OPTIONS")).contains("-XX:MaxRAMPercentage=50", "-XX:+ExitOnOutOfMemoryError",
+        "-XX:TieredStopAtLevel=1");
 
     // Probes on the management port, on Actuator's liveness and readiness groups.
     assertThat(list(container, "ports")).singleElement().satisfies(p -> assertThat(p)

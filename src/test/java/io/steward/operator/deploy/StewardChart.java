@@ -7,7 +7,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.yaml.snakeyaml.DumperOptions;
@@ -27,6 +29,18 @@ public final class StewardChart {
   private StewardChart() {}
 
   /** `helm template RELEASE charts/steward -n NAMESPACE -f VALUES`; values may be empty. */
+  /**
+   * The JVM options a pod of the chart runs with (default values), for a JVM outside a container:
+   * the chart's JAVA_TOOL_OPTIONS, and what the container would decide: its memory limit as all the
+   * RAM there is, and the collector the JVM picks by itself below 1792 MiB (SerialGC).
+   */
+  public static List<String> podJvmOptions() {
+    RenderedChart chart = RenderedChart.render("steward", "steward-system", Map.of());
+    List<String> options = new ArrayList<>(List.of("-XX:MaxRAM=" + chart.memoryLimitBytes(), "-XX:+UseSerialGC"));
+    options.addAll(List.of(chart.env("pod").get("JAVA_TOOL_OPTIONS").trim().split("\\s+")));
+    return options;
+  }
+
   public static Manifests template(String release, String namespace, Map<String, Object> values) {
     return Manifests.parse(templateCommand(release, namespace, values).call());
   }

@@ -76,14 +76,24 @@ public final class OperatorProcess implements AutoCloseable {
     return start(kubeconfig, identity, JAR, jvmOptions, properties);
   }
 
-  /** Starts the given build of the operator (e.g. one extracted for class-data sharing). */
+  /** Starts the given build of the operator. */
   public static OperatorProcess start(Path kubeconfig, String identity, Path jar, List<String> jvmOptions,
       Map<String, String> properties) {
+    return start(kubeconfig, identity, null, jar, jvmOptions, properties);
+  }
+
+  /**
+   * Starts the operator in {@code directory} (null: this JVM's), with {@code jar} and the JVM options
+   * as given, relative paths included: as an image's ENTRYPOINT runs it in its WORKDIR (a
+   * class-data-sharing archive only maps for the class path it was made with, to the letter).
+   */
+  public static OperatorProcess start(Path kubeconfig, String identity, Path directory, Path jar,
+      List<String> jvmOptions, Map<String, String> properties) {
     List<String> args = new ArrayList<>(List.of("--steward.leader-election.identity=" + identity));
     properties.forEach((key, value) -> args.add("--" + key + "=" + value));
     Map<String, String> env = new LinkedHashMap<>();
     env.put("KUBECONFIG", kubeconfig.toAbsolutePath().toString());
-    return start(identity, jar, env, jvmOptions, args, Path.of("target", "operators", identity + ".log"));
+    return start(identity, directory, jar, env, jvmOptions, args, Path.of("target", "operators", identity + ".log"));
   }
 
   /**
@@ -92,25 +102,26 @@ public final class OperatorProcess implements AutoCloseable {
    */
   public static OperatorProcess start(String identity, Map<String, String> env, List<String> jvmOptions,
       List<String> args, Path log) {
-    return start(identity, JAR, env, jvmOptions, args, log);
+    return start(identity, null, JAR, env, jvmOptions, args, log);
   }
 
-  private static OperatorProcess start(String identity, Path jar, Map<String, String> env, List<String> jvmOptions,
-      List<String> args, Path log) {
-    if (!Files.isRegularFile(jar)) {
+  private static OperatorProcess start(String identity, Path directory, Path jar, Map<String, String> env,
+      List<String> jvmOptions, List<String> args, Path log) {
+    if (!Files.isRegularFile(directory == null ? jar : directory.resolve(jar))) {
       throw new IllegalStateException(jar + " does not exist: run `mvn package` (failsafe runs after it in `mvn verify`)");
     }
     int port = freePort();
     List<String> command = new ArrayList<>(List.of("sh", "-c", GUARD, "operator-guard"));
     command.add(ProcessHandle.current().info().command().orElse("java"));
     command.addAll(jvmOptions);
-    command.addAll(List.of("-jar", jar.toAbsolutePath().toString(), "--server.port=" + port, "--server.address=127.0.0.1"));
+    command.addAll(List.of("-jar", directory == null ? jar.toAbsolutePath().toString() : jar.toString(),
+        "--server.port=" + port, "--server.address=127.0.0.1"));
     command.addAll(args);
     try {
       Files.createDirectories(log.getParent());
       Path home = Files.createDirectories(log.getParent().resolve("home"));
-      ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
+      ProcessBuilder builder = new ProcessBuilder(command).directory(directory == null ? null : directory.toFile())
+          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.to(log.toFile().getAbsoluteFile()));
       builder.environment().clear();
       builder.environment().put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
       builder.environment().put("HOME", home.toAbsolutePath().toString());
