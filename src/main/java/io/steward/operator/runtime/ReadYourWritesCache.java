@@ -4,6 +4,7 @@ import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.steward.operator.webapp.reconcile.ObjectCache;
 import io.steward.operator.webapp.reconcile.WriteAwareCache;
+import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,14 +21,22 @@ import java.util.function.Supplier;
  *
  * <p>Only equality of resourceVersions is used, never their order (they are opaque). A write is
  * recorded with the version it replaced, which Steward read from this same cache; while the informer
- * still holds that version (or, for a create, nothing), the informer is behind the write and the write
- * is the fresher view. Once the informer shows any other version, it is at least as new, and the
- * record is dropped.
+ * still holds that version (or, for a create, nothing), or one of Steward's own earlier results that
+ * this write built on, the informer is behind and the write is the fresher view. Once the informer
+ * shows any other version, it is at least as new, and the record is dropped.
  */
 public final class ReadYourWritesCache<T extends KubernetesObject> implements WriteAwareCache<T> {
 
-  /** A write: the resourceVersion it replaced (null: it created the object) and the result (null: deleted). */
-  private record Write<T>(String replaced, T result) {}
+  /**
+   * A write (or a chain of writes, each built on the one before): the resourceVersion the chain
+   * replaced (null: it created the object), the versions of its earlier results, and its latest result
+   * (null: deleted).
+   */
+  private record Write<T>(String replaced, Set<String> superseded, T result) {
+    boolean isAhead(String informerVersion) {
+      return Objects.equals(informerVersion, replaced) || informerVersion != null && superseded.contains(informerVersion);
+    }
+  }
 
   private final ObjectCache<T> informer;
   private final ConcurrentMap<String, Write<T>> writes = new ConcurrentHashMap<>();
@@ -41,7 +50,7 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements Wr
   public T get(String namespace, String name) {
     T cached = informer.get(namespace, name);
     Write<T> write = writes.get(key(namespace, name));
-    return write != null && Objects.equals(version(cached), write.replaced()) ? write.result() : cached;
+    return write != null && write.isAhead(version(cached)) ? write.result() : cached;
   }
 
   @Override
@@ -60,11 +69,21 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements Wr
     T object = after != null ? after : before;
     String namespace = object.getMetadata().getNamespace();
     String name = object.getMetadata().getName();
-    Write<T> write = new Write<>(version(before), after);
-    writes.put(key(namespace, name), write);
+    String key = key(namespace, name);
+    Write<T> previous = writes.get(key);
+    Write<T> write;
+    if (previous != null && previous.result() != null && before != null
+        && Objects.equals(version(before), version(previous.result()))) {
+      Set<String> superseded = new HashSet<>(previous.superseded());
+      superseded.add(version(before));
+      write = new Write<>(previous.replaced(), Set.copyOf(superseded), after); // built on our own last write
+    } else {
+      write = new Write<>(version(before), Set.of(), after);
+    }
+    writes.put(key, write);
     // The informer may have applied the write before it was recorded: then forget it right away.
-    if (!Objects.equals(version(informer.get(namespace, name)), write.replaced())) {
-      writes.remove(key(namespace, name), write);
+    if (!write.isAhead(version(informer.get(namespace, name)))) {
+      writes.remove(key, write);
     }
   }
 
@@ -80,12 +99,18 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements Wr
   boolean observed(T object, boolean deleted) {
     String key = key(object.getMetadata().getNamespace(), object.getMetadata().getName());
     Write<T> write = writes.get(key);
-    if (write == null || (!deleted && Objects.equals(version(object), write.replaced()))) {
-      return false; // no write pending, or an event older than it (a re-list replaying the store)
+    if (write == null) {
+      return false;
+    }
+    String version = version(object);
+    if (!deleted && Objects.equals(version, write.replaced())) {
+      return false; // older than the write: a re-list replaying the store
+    }
+    if (!deleted && version != null && write.superseded().contains(version)) {
+      return true; // one of our own earlier results; the latest is still to come
     }
     writes.remove(key, write);
-    return deleted ? write.result() == null
-        : write.result() != null && Objects.equals(version(object), version(write.result()));
+    return deleted ? write.result() == null : write.result() != null && Objects.equals(version, version(write.result()));
   }
 
   /**

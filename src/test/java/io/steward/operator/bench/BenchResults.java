@@ -26,7 +26,7 @@ final class BenchResults {
 
   /**
    * The API server's ceiling for Steward's writes at one client concurrency: 3 objects per WebApp,
-   * or 4 {@code withEvents} (plus the Event Steward records when it creates a WebApp's objects).
+   * or 4 {@code withEvents} (plus one Event per WebApp: what recording each creation would cost).
    */
   record Ceiling(int concurrency, boolean withEvents, int webApps, Figure objectsPerSecond, Figure webAppsPerSecond,
       int failedRequests) {}

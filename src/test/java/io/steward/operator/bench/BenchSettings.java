@@ -22,7 +22,7 @@ import java.util.Map;
  * @param repeatUpTo the largest size that is repeated
  * @param ceilingSize WebApps per ceiling run
  * @param ceilingConcurrencies extra concurrencies for the ceiling sweep (the worker count always runs)
- * @param ceilingWithEvents also measure the ceiling with the Event Steward records per new WebApp
+ * @param ceilingWithEvents also measure the ceiling with one Event per WebApp: what recording the creation would cost
  * @param pairedConcurrency concurrency of the ceiling run paired with each convergence run: the worker
  *     count (the issue's definition), or a fixed one to compare worker counts on one scale
  * @param workers the operator's worker count (steward.workers), also the ceiling's concurrency

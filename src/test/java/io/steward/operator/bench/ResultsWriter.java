@@ -43,7 +43,7 @@ final class ResultsWriter {
     md.append("| # | measure | N | repeats | result | goal |\n|---|---|---|---|---|---|\n");
     for (BenchResults.Ceiling c : r.ceiling) {
       row(md, "1", "ceiling, " + c.concurrency() + " client threads" + (c.withEvents()
-          ? ", plus Steward's Event per WebApp" : "") + (c.failedRequests() > 0
+          ? ", plus one Event per WebApp" : "") + (c.failedRequests() > 0
           ? " (" + c.failedRequests() + " failed)" : ""), c.webApps(), c.objectsPerSecond().repeats(),
           c.objectsPerSecond().text() + " = " + c.webAppsPerSecond().text(), "");
     }

@@ -223,7 +223,7 @@ public final class StewardBenchmark {
     return ceiling(concurrency, count, tag, false);
   }
 
-  /** With {@code events}, each WebApp also gets the Event Steward records on creation. */
+  /** With {@code events}, each WebApp also gets an Event: what recording its creation would cost. */
   private double[] ceiling(int concurrency, int count, String tag, boolean events) throws Exception {
     List<String> names = names("ceil-" + tag + "-", count);
     createWebApps(NS_CEILING, names, true);
@@ -281,7 +281,7 @@ public final class StewardBenchmark {
     return sample;
   }
 
-  /** An Event as client-java's legacy recorder sends it for Steward's "Created". */
+  /** An Event as client-java's legacy recorder sends it for Steward's "Created" (after a re-creation). */
   private static io.kubernetes.client.openapi.models.CoreV1Event event(WebApp w) {
     OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
     return new io.kubernetes.client.openapi.models.CoreV1Event()

@@ -82,6 +82,22 @@ class ReadYourWritesCacheTest {
   }
 
   @Test
+  void aChainOfWritesIsReadUntilTheInformerHasTheLast() {
+    store.put("a", object("1"));
+    cache.written(object("1"), object("2"));
+    cache.written(cache.get("ns", "a"), object("3")); // the next pass builds on its own write
+    assertThat(version(cache.get("ns", "a"))).isEqualTo("3");
+
+    store.put("a", object("2"));
+    handler.onUpdate(object("1"), object("2"));
+    assertThat(version(cache.get("ns", "a"))).as("the informer has only the first write").isEqualTo("3");
+    store.put("a", object("3"));
+    handler.onUpdate(object("2"), object("3"));
+    assertThat(delivered).as("both echoes dropped").isEmpty();
+    assertThat(cache.pending()).isZero();
+  }
+
+  @Test
   void aWriteTheInformerAppliedBeforeItWasRecordedIsNotKept() {
     store.put("a", object("2"));
     cache.written(object("1"), object("2"));
@@ -117,6 +133,21 @@ class ReadYourWritesCacheTest {
     store.remove("a");
     handler.onDelete(object("4"), false);
     assertThat(delivered).isEmpty();
+    assertThat(cache.pending()).isZero();
+  }
+
+  @Test
+  void anObjectCreatedAndDeletedBeforeTheInformerSawEitherIsReadAsAbsent() {
+    cache.written(null, object("7"));
+    cache.written(cache.get("ns", "a"), null);
+    assertThat(cache.get("ns", "a")).isNull();
+
+    store.put("a", object("7"));
+    handler.onAdd(object("7"));
+    assertThat(cache.get("ns", "a")).as("the informer has only the create").isNull();
+    store.remove("a");
+    handler.onDelete(object("7"), false);
+    assertThat(delivered).as("both echoes dropped").isEmpty();
     assertThat(cache.pending()).isZero();
   }
 

@@ -8,6 +8,8 @@ import io.kubernetes.client.extended.event.legacy.EventRecorder;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1ObjectReference;
 import io.steward.operator.webapp.api.WebApp;
+import io.steward.operator.webapp.api.WebAppStatus;
+import io.steward.operator.webapp.api.WebAppStatus.Phase;
 import io.steward.operator.webapp.reconcile.OwnedObjectSync.Action;
 import io.steward.operator.webapp.reconcile.WebAppEvents.Change;
 import java.util.ArrayList;
@@ -41,10 +43,18 @@ class WebAppEventsTest {
       throw new UnsupportedOperationException();
     }
   });
-  private final WebApp shop = new WebApp().metadata(new V1ObjectMeta().namespace("ns").name("shop"));
+  private final WebApp shop = new WebApp().metadata(new V1ObjectMeta().namespace("ns").name("shop"))
+      .status(new WebAppStatus(Phase.Ready, 1L, 1, 1, 1, null, null, List.of()));
 
   @Test
-  void aNewWebAppGetsOneEventForBothObjects() {
+  void aNewWebAppsFirstObjectsAreCreatedSilently() {
+    WebApp fresh = new WebApp().metadata(new V1ObjectMeta().namespace("ns").name("fresh"));
+    events.changed(fresh, List.of(new Change(Action.CREATED, "Deployment"), new Change(Action.CREATED, "Service")));
+    assertThat(recorded).isEmpty();
+  }
+
+  @Test
+  void objectsReCreatedLaterGetOneEvent() {
     events.changed(shop, List.of(new Change(Action.CREATED, "Deployment"), new Change(Action.CREATED, "Service")));
     assertThat(recorded).containsExactly("Normal Created: Created Deployment shop and Service shop");
   }
