@@ -1,15 +1,32 @@
 package io.steward.operator.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.AppsV1Api;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.apis.RbacAuthorizationV1Api;
+import io.kubernetes.client.openapi.models.RbacV1Subject;
+import io.kubernetes.client.openapi.models.V1ClusterRole;
 import io.kubernetes.client.openapi.models.V1Deployment;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Pod;
+import io.kubernetes.client.openapi.models.V1PolicyRule;
+import io.kubernetes.client.openapi.models.V1Role;
+import io.kubernetes.client.openapi.models.V1RoleBinding;
+import io.kubernetes.client.openapi.models.V1RoleRef;
+import io.kubernetes.client.openapi.models.V1ServiceAccount;
 import io.steward.operator.deploy.ServiceAccountAccess.Request;
+import io.steward.operator.support.WebApps;
+import io.steward.operator.webapp.DeploymentResource;
+import io.steward.operator.webapp.api.WebApp;
 import io.steward.testing.cluster.LocalCluster;
 import io.steward.testing.cluster.LocalClusterTest;
 import io.steward.testing.cluster.TestNamespace;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +42,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * The Helm chart with its default values (all namespaces), on a real API server: the rendered
  * manifests pass server-side dry-run in a namespace that enforces the restricted Pod Security
  * Standard, install and run on kwok's nodes, the ServiceAccount's RBAC is what Steward needs and no
- * more, and the operator jar running as that ServiceAccount brings a WebApp to Ready.
+ * more (the finalizers rule included: without it the server refuses Steward's owner references), and
+ * the operator jar running as that ServiceAccount brings a WebApp to Ready.
  */
 @LocalClusterTest(shape = LocalCluster.Shape.FULL)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -120,5 +138,45 @@ class HelmChartIT {
   void operatorJarRunningAsTheChartsServiceAccountBringsAWebAppToReady() throws Exception {
     // (The chart's own pods are kwok fakes that run nothing, so this process is the only candidate.)
     new ChartEndToEnd(cluster, chart).bringsAWebAppToReady("steward-7d9f8-e2e01", apps, null);
+  }
+
+  @Test
+  @Order(5)
+  void theFinalizersRuleIsWhatLetsStewardOwnItsObjects() throws Exception {
+    // The local API server enforces OwnerReferencesPermissionEnforcement: an owner reference with
+    // blockOwnerDeletion (which Steward sets) needs update on webapps/finalizers. An account with all
+    // of the chart's other rules is refused the very Deployment the chart's account may create.
+    V1ClusterRole chartRole = cluster.adminClient().getJSON().getGson()
+        .fromJson(Manifests.json(chart.manifests.single("ClusterRole")), V1ClusterRole.class);
+    List<V1PolicyRule> withoutFinalizers = chartRole.getRules().stream()
+        .filter(rule -> !rule.getResources().contains("webapps/finalizers")).toList();
+    assertThat(withoutFinalizers).hasSize(chartRole.getRules().size() - 1);
+    String account = "without-finalizers";
+    new CoreV1Api(cluster.adminClient()).createNamespacedServiceAccount(apps,
+        new V1ServiceAccount().metadata(new V1ObjectMeta().name(account))).execute();
+    RbacAuthorizationV1Api rbac = new RbacAuthorizationV1Api(cluster.adminClient());
+    rbac.createNamespacedRole(apps, new V1Role().metadata(new V1ObjectMeta().name(account)).rules(withoutFinalizers))
+        .execute();
+    rbac.createNamespacedRoleBinding(apps, new V1RoleBinding().metadata(new V1ObjectMeta().name(account))
+        .roleRef(new V1RoleRef().apiGroup("rbac.authorization.k8s.io").kind("Role").name(account))
+        .subjects(List.of(new RbacV1Subject().kind("ServiceAccount").name(account).namespace(apps)))).execute();
+
+    WebApp owner = new WebApps(cluster.adminClient(), apps).create("owner", WebApps.spec("nginx:1.27", 1, 80));
+    V1Deployment owned = new DeploymentResource().desired(owner);
+    assertThat(owned.getMetadata().getOwnerReferences()).singleElement()
+        .satisfies(reference -> assertThat(reference.getBlockOwnerDeletion()).isTrue());
+
+    Path dir = Path.of("target", "deploy-it", chart.namespace, account);
+    ApiClient refused = LocalCluster.clientFor(new ServiceAccountAccess(cluster.adminClient(), apps, account)
+        .writeKubeconfig(cluster, dir.resolve("kubeconfig")), account);
+    assertThatThrownBy(() -> new AppsV1Api(refused).createNamespacedDeployment(apps, owned).execute())
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.getCode()).isEqualTo(403))
+        .satisfies(e -> assertThat(((ApiException) e).getResponseBody())
+            .contains("cannot set blockOwnerDeletion"));
+
+    ApiClient chartAccount = LocalCluster.clientFor(chart.serviceAccount(cluster)
+        .writeKubeconfig(cluster, dir.resolve("chart-kubeconfig")), "chart-account");
+    V1Deployment created = new AppsV1Api(chartAccount).createNamespacedDeployment(apps, owned).execute();
+    assertThat(created.getMetadata().getOwnerReferences()).isEqualTo(owned.getMetadata().getOwnerReferences());
   }
 }
