@@ -27,9 +27,11 @@ final class BenchResults {
   /**
    * The API server's ceiling for Steward's writes at one client concurrency: 3 objects per WebApp,
    * or 4 {@code withEvents} (plus one Event per WebApp: what recording each creation would cost).
+   * {@code storedWebApps}: converged WebApps whose objects the store already held (0, except for the
+   * run after the largest convergence, which shows what a larger store itself costs).
    */
-  record Ceiling(int concurrency, boolean withEvents, int webApps, Figure objectsPerSecond, Figure webAppsPerSecond,
-      int failedRequests) {}
+  record Ceiling(int concurrency, boolean withEvents, int storedWebApps, int webApps, Figure objectsPerSecond,
+      Figure webAppsPerSecond, int failedRequests) {}
 
   /**
    * Convergence of N WebApps. {@code mode}: "create-at-once" (the operator runs; N WebApps are created

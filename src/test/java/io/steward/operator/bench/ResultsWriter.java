@@ -43,7 +43,8 @@ final class ResultsWriter {
     md.append("| # | measure | N | repeats | result | goal |\n|---|---|---|---|---|---|\n");
     for (BenchResults.Ceiling c : r.ceiling) {
       row(md, "1", "ceiling, " + c.concurrency() + " client threads" + (c.withEvents()
-          ? ", plus one Event per WebApp" : "") + (c.failedRequests() > 0
+          ? ", plus one Event per WebApp" : "") + (c.storedWebApps() > 0
+          ? ", with " + c.storedWebApps() + " converged WebApps and their objects stored" : "") + (c.failedRequests() > 0
           ? " (" + c.failedRequests() + " failed)" : ""), c.webApps(), c.objectsPerSecond().repeats(),
           c.objectsPerSecond().text() + " = " + c.webAppsPerSecond().text(), "");
     }

@@ -62,7 +62,8 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>Ceiling: Steward's own writes per WebApp (create Deployment, create Service, merge-patch
  *       status; the same objects, built by the same classes, sent by the same client) from as many
- *       threads as Steward has workers, as fast as the server takes them.
+ *       threads as Steward has workers, as fast as the server takes them; once more with the
+ *       largest N's WebApps still stored, to show what a larger store costs the server.
  *   <li>Convergence: N WebApps created at once while the operator runs, until every one is
  *       converged; and a backlog of N WebApps that exist before the operator starts.
  *   <li>Requests per WebApp by Steward's user agent, from the audit log.
@@ -94,6 +95,7 @@ public final class StewardBenchmark {
   private final List<Double> startupEmpty = new ArrayList<>();
   private final List<Double> startupEmptyJvm = new ArrayList<>();
   private final List<double[]> ceilingAtWorkers = new ArrayList<>();
+  private CeilingSamples ceilingWithLargestStored;
   private final Map<String, Run> runs = new LinkedHashMap<>();
   private ContainerImage.Assembled image;
   private Map<Integer, double[]> baselineMemory = new LinkedHashMap<>();
@@ -152,12 +154,12 @@ public final class StewardBenchmark {
     List<CeilingSamples> sweep = new ArrayList<>();
     for (int c : settings.ceilingConcurrencies()) {
       if (c != settings.pairedConcurrency()) {
-        sweep.add(new CeilingSamples(c, false, List.of(ceiling(c, settings.ceilingSize(), "c" + c))));
+        sweep.add(new CeilingSamples(c, false, 0, List.of(ceiling(c, settings.ceilingSize(), "c" + c))));
       }
     }
     if (settings.ceilingWithEvents()) {
       int c = settings.pairedConcurrency();
-      sweep.add(new CeilingSamples(c, true, List.of(ceiling(c, settings.ceilingSize(), "events-c" + c, true))));
+      sweep.add(new CeilingSamples(c, true, 0, List.of(ceiling(c, settings.ceilingSize(), "events-c" + c, true))));
     }
     // 2-4, 6, 7: ceiling and convergence runs interleaved, so that drift hits both alike.
     // Each convergence run is paired with a ceiling run just before it: the machine's load drifts
@@ -187,10 +189,13 @@ public final class StewardBenchmark {
     for (CeilingSamples c : sweep) {
       results.ceiling.add(c.toResult(settings.ceilingSize()));
     }
-    results.ceiling.add(new CeilingSamples(settings.pairedConcurrency(), false, ceilingAtWorkers)
+    results.ceiling.add(new CeilingSamples(settings.pairedConcurrency(), false, 0, ceilingAtWorkers)
         .toResult(settings.ceilingSize()));
+    if (ceilingWithLargestStored != null) {
+      results.ceiling.add(ceilingWithLargestStored.toResult(settings.ceilingSize()));
+    }
     results.ceiling.sort(java.util.Comparator.comparingInt(BenchResults.Ceiling::concurrency)
-        .thenComparing(BenchResults.Ceiling::withEvents));
+        .thenComparing(BenchResults.Ceiling::withEvents).thenComparingInt(BenchResults.Ceiling::storedWebApps));
     summarizeRuns();
     // 5. Latency.
     results.latency = latency();
@@ -209,9 +214,9 @@ public final class StewardBenchmark {
   }
 
   /** Ceiling runs at one concurrency. */
-  private record CeilingSamples(int concurrency, boolean withEvents, List<double[]> samples) {
+  private record CeilingSamples(int concurrency, boolean withEvents, int storedWebApps, List<double[]> samples) {
     BenchResults.Ceiling toResult(int webApps) {
-      return new BenchResults.Ceiling(concurrency, withEvents, webApps,
+      return new BenchResults.Ceiling(concurrency, withEvents, storedWebApps, webApps,
           Figure.of("objects/s", samples.stream().map(s -> s[0]).toList()),
           Figure.of("WebApps/s", samples.stream().map(s -> s[1]).toList()),
           (int) samples.stream().mapToDouble(s -> s[2]).sum());
@@ -340,6 +345,11 @@ public final class StewardBenchmark {
     boolean last = !compare && n == settings.largestSize() && repeat == settings.repeatsFor(n) && !timedOut;
     if (last) {
       steadyStateAndStartup(n);
+      // The paired ceiling once more, with these N WebApps and their objects still stored (the
+      // operator stopped): how much of the gap at large N is the API server holding more.
+      int c = settings.pairedConcurrency();
+      ceilingWithLargestStored = new CeilingSamples(c, false, n,
+          List.of(ceiling(c, settings.ceilingSize(), "c" + c + "-with-n" + n + "-stored")));
     }
     cleanup(NS_RUN);
     return new Run(mode, n, pairedCeiling, seconds, createSeconds, cpu, reconciles, timedOut, requests, after[0],

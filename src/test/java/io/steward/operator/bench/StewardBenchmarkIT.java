@@ -26,6 +26,8 @@ class StewardBenchmarkIT {
         "latency", "memory", "startup");
     assertThat(results.ceiling).isNotEmpty()
         .allSatisfy(c -> assertThat(c.failedRequests()).as("failed requests in the ceiling run").isZero());
+    assertThat(results.ceiling).extracting(BenchResults.Ceiling::storedWebApps).as("ceiling with the largest N stored")
+        .contains(settings.largestSize());
     assertThat(results.convergence).allSatisfy(c -> assertThat(c.timedOut()).as("timed-out runs").isZero());
     assertThat(results.convergence).extracting(BenchResults.Convergence::n).containsAll(settings.sizes());
     assertThat(results.latency.lost()).as("spec changes whose Deployment update was never seen").isZero();
