@@ -53,9 +53,14 @@ final class BenchResults {
 
   record SteadyState(int n, String resyncPeriod, List<Pass> passes, double idleCpuPercent) {}
 
+  /**
+   * A spec change until the Deployment has it: idle; while {@code loadWebApps} others are created and
+   * converge; and while a restarted operator's first pass converges that many created while it was down.
+   */
   record Latency(int changes, Figure idleMillis, double idleP50, double idleP99, int loadWebApps,
       Figure loadedMillis, double loadedP50, double loadedP99, int changesSentWhileLoadConverging,
-      double loadSeconds, int lost) {}
+      double loadSeconds, Figure restartMillis, double restartP50, double restartP99,
+      int changesSentDuringRestartPass, double restartPassSeconds, int lost) {}
 
   /** {@code jvm}: "chart", or the options added to the chart's for a tuning comparison. */
   record Memory(int n, String jvm, Figure rssMiB, Figure heapUsedMiB, Figure liveHeapMiB, Figure rssAfterGcMiB,

@@ -101,8 +101,13 @@ final class ResultsWriter {
       row(md, "5", "latency while " + l.loadWebApps() + " others converge (" + l.changesSentWhileLoadConverging()
               + " of the changes sent before they had; load took " + Figure.format(l.loadSeconds()) + " s)",
           l.changes(), l.loadedMillis().repeats(),
-          "p50 " + Figure.format(l.loadedP50()) + " ms, p99 " + Figure.format(l.loadedP99()) + " ms"
-              + (l.lost() > 0 ? "; " + l.lost() + " not seen" : ""), "");
+          "p50 " + Figure.format(l.loadedP50()) + " ms, p99 " + Figure.format(l.loadedP99()) + " ms", "");
+      row(md, "5", "latency while a restarted operator's first pass converges " + l.loadWebApps()
+              + " created while it was down (" + l.changesSentDuringRestartPass() + " of the changes sent before "
+              + "they had; " + Figure.format(l.restartPassSeconds()) + " s from leadership)",
+          l.changes(), l.restartMillis().repeats(),
+          "p50 " + Figure.format(l.restartP50()) + " ms, p99 " + Figure.format(l.restartP99()) + " ms"
+              + (l.lost() > 0 ? "; " + l.lost() + " changes not seen" : ""), "");
     }
     for (BenchResults.Memory m : r.memory) {
       if (m.n() == 0) {

@@ -624,20 +624,72 @@ public final class StewardBenchmark {
       }
     }
     // Loaded: N others are created at once; the changes are spread over the time they take to converge.
-    Run reference = runs.values().stream().filter(r -> r.mode().equals("create-at-once") && r.n() == load
+    TimedChanges loaded = loadedChanges(custom, names, "loaded", NS_LOAD, "load-", load, "create-at-once",
+        () -> { });
+    // Restart: N others were created while the operator was down, so its first pass has their writes
+    // to do; the changes are spread over that pass. Only the changes are news to the changed WebApps.
+    stop(op);
+    cleanup(NS_LOAD);
+    List<String> waiting = names("waiting-", load);
+    createWebApps(NS_LOAD, waiting, true);
+    Operator[] restarted = new Operator[1];
+    TimedChanges restart = loadedChanges(custom, names, "restart", NS_LOAD, null, load, "backlog",
+        () -> restarted[0] = startOperator("bench-latency-restart", Map.of()));
+    stop(restarted[0]);
+    cleanup(NS_LATENCY);
+    cleanup(NS_LOAD);
+    List<Double> idleSorted = idle.stream().sorted().toList();
+    BenchResults.Latency result = new BenchResults.Latency(changes, Figure.of("ms", idle),
+        Figure.round(Figure.percentile(idleSorted, 50)), Figure.round(Figure.percentile(idleSorted, 99)), load,
+        loaded.figure(), loaded.p50(), loaded.p99(), loaded.sentDuringLoad(), loaded.loadSeconds(),
+        restart.figure(), restart.p50(), restart.p99(), restart.sentDuringLoad(), restart.loadSeconds(),
+        lost + loaded.lost() + restart.lost());
+    log.info("latency: idle p50 {} ms p99 {} ms; while {} converge p50 {} ms p99 {} ms ({} of {} changes sent "
+            + "during the load); during a restart's pass over {} p50 {} ms p99 {} ms ({} sent during it); {} lost",
+        result.idleP50(), result.idleP99(), load, result.loadedP50(), result.loadedP99(), loaded.sentDuringLoad(),
+        changes, load, result.restartP50(), result.restartP99(), restart.sentDuringLoad(), result.lost());
+    return result;
+  }
+
+  /** Spec-change latencies measured while other WebApps converge. */
+  private record TimedChanges(List<Double> millis, int sentDuringLoad, double loadSeconds, int lost) {
+    Figure figure() {
+      return Figure.of("ms", millis);
+    }
+
+    double p50() {
+      return Figure.round(Figure.percentile(millis.stream().sorted().toList(), 50));
+    }
+
+    double p99() {
+      return Figure.round(Figure.percentile(millis.stream().sorted().toList(), 99));
+    }
+  }
+
+  /**
+   * Changes the image of each of {@code names} (converged WebApps in NS_LATENCY) while {@code load}
+   * others converge in {@code loadNamespace}, the changes spread over 80 % of the time a run of
+   * {@code referenceMode} took for that many. {@code createPrefix}: the others are created now, at
+   * once; null: they exist, and {@code start} starts the operator that converges them.
+   */
+  private TimedChanges loadedChanges(CustomObjectsApi custom, List<String> names, String tag, String loadNamespace,
+      String createPrefix, int load, String referenceMode, Runnable start) throws Exception {
+    int changes = names.size();
+    Run reference = runs.values().stream().filter(r -> r.mode().equals(referenceMode) && r.n() == load
         && !r.timedOut()).findFirst().orElse(null);
     double expectedSeconds = reference != null ? reference.seconds() : Math.max(1, load / 100.0);
     long intervalNanos = (long) (expectedSeconds * 0.8e9 / changes);
     ExecutorService creator = Executors.newSingleThreadExecutor();
     ScheduledExecutorService patcher = Executors.newScheduledThreadPool(4);
-    List<String> loadNames = names("load-", load);
+    start.run();
     long loadStart = System.nanoTime();
-    Future<Double> creating = creator.submit(() -> createWebApps(NS_LOAD, loadNames, true));
+    Future<Double> creating = createPrefix == null ? CompletableFuture.completedFuture(0.0)
+        : creator.submit(() -> createWebApps(loadNamespace, names(createPrefix, load), true));
     List<CompletableFuture<Long>> seen = new ArrayList<>();
     long[] sentAt = new long[changes];
     for (int i = 0; i < changes; i++) {
       int index = i;
-      String image = "registry.local/bench:loaded-" + i;
+      String image = "registry.local/bench:" + tag + "-" + i;
       seen.add(observer.whenDeploymentImage(NS_LATENCY, names.get(i), image));
       patcher.schedule(() -> {
         sentAt[index] = System.nanoTime();
@@ -645,14 +697,15 @@ public final class StewardBenchmark {
         return null;
       }, intervalNanos * i, TimeUnit.NANOSECONDS);
     }
-    long loadDone = observer.awaitConverged(NS_LOAD, load, convergeTimeout(load));
+    long loadDone = observer.awaitConverged(loadNamespace, load, convergeTimeout(load));
     creating.get(1, TimeUnit.MINUTES);
-    List<Double> loaded = new ArrayList<>();
+    List<Double> millis = new ArrayList<>();
+    int lost = 0;
     long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     for (int i = 0; i < changes; i++) {
       try {
         long at = seen.get(i).get(Math.max(1, waitUntil - System.nanoTime()), TimeUnit.NANOSECONDS);
-        loaded.add((at - sentAt[i]) / 1e6);
+        millis.add((at - sentAt[i]) / 1e6);
       } catch (java.util.concurrent.TimeoutException e) {
         lost++;
       }
@@ -665,20 +718,8 @@ public final class StewardBenchmark {
     }
     patcher.shutdownNow();
     creator.shutdownNow();
-    stop(op);
-    cleanup(NS_LATENCY);
-    cleanup(NS_LOAD);
-    List<Double> idleSorted = idle.stream().sorted().toList();
-    List<Double> loadedSorted = loaded.stream().sorted().toList();
-    BenchResults.Latency result = new BenchResults.Latency(changes, Figure.of("ms", idle),
-        Figure.round(Figure.percentile(idleSorted, 50)), Figure.round(Figure.percentile(idleSorted, 99)), load,
-        Figure.of("ms", loaded), Figure.round(Figure.percentile(loadedSorted, 50)),
-        Figure.round(Figure.percentile(loadedSorted, 99)), duringLoad,
-        loadDone > 0 ? Figure.round((loadDone - loadStart) / 1e9) : Double.NaN, lost);
-    log.info("latency: idle p50 {} ms p99 {} ms; while {} converge p50 {} ms p99 {} ms ({} of {} changes sent "
-            + "during the load); {} lost", result.idleP50(), result.idleP99(), load, result.loadedP50(),
-        result.loadedP99(), duringLoad, changes, lost);
-    return result;
+    return new TimedChanges(millis, duringLoad, loadDone > 0 ? Figure.round((loadDone - loadStart) / 1e9) : Double.NaN,
+        lost);
   }
 
   private static void patchImage(CustomObjectsApi custom, String name, String image) throws ApiException {
