@@ -97,12 +97,13 @@ public final class OperatorLifecycle implements SmartLifecycle {
 
   /**
    * The safety net: every resync period the leader reconciles every cached WebApp once, which is a
-   * no-op for converged ones. (Events, not this, are what normally wake the controller.)
+   * no-op for converged ones. (Events, not this, are what normally wake the controller.) At low
+   * priority, so that a change made meanwhile does not wait behind thousands of these.
    */
   private void resyncAll() {
     log.debug("Resync: leading={}, {} WebApps cached", leadership.isLeading(), informers.webAppCount());
     if (leadership.isLeading() && !stopping) {
-      informers.allWebApps().forEach(webApp -> queue.add(
+      informers.allWebApps().forEach(webApp -> queue.addLowPriority(
           new Request(webApp.getMetadata().getNamespace(), webApp.getMetadata().getName())));
     }
   }

@@ -26,6 +26,8 @@ import io.steward.operator.webapp.reconcile.WebAppStatusWriter;
 import io.steward.operator.runtime.KubernetesClientConfiguration.LeaseNamespace;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.Objects;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -54,8 +56,10 @@ public class WebAppControllerConfiguration {
   }
 
   @Bean
-  InstrumentedWorkQueue workQueue(ControllerMetrics metrics, MeterRegistry registry) {
-    InstrumentedWorkQueue queue = new InstrumentedWorkQueue(ClientGoRateLimiter.create(), metrics);
+  InstrumentedWorkQueue workQueue(ControllerMetrics metrics, MeterRegistry registry, StewardProperties properties) {
+    // Low-priority work enters the queue a worker's worth at a time: a change waits behind at most that.
+    InstrumentedWorkQueue queue = new InstrumentedWorkQueue(ClientGoRateLimiter.create(), metrics,
+        properties.getWorkers());
     metrics.watchQueueDepth(registry, CONTROLLER, queue::length);
     return queue;
   }
@@ -95,16 +99,18 @@ public class WebAppControllerConfiguration {
   Controller webAppController(SharedInformerFactory factory, InformerCaches informers, ReconcilerCaches caches,
       InstrumentedWorkQueue queue, WebAppReconciler reconciler, ControllerMetrics metrics, StewardProperties properties) {
     // Events that only echo Steward's own writes are dropped, and so are the WebApp updates that keep
-    // the generation (status writes, metadata): only spec changes, and resyncs, need a pass.
+    // the generation (status writes, metadata): only spec changes need a pass. What replays known
+    // state (the initial list, re-lists) is queued at low priority.
+    OffsetDateTime watchingSince = OffsetDateTime.now(ZoneOffset.UTC);
     informers.addHandlers(
-        caches.webApps().skippingEchoes(ControllerBuilder.controllerWatchBuilder(WebApp.class, queue)
-            .withOnUpdateFilter((before, after) -> sameVersion(before, after)
-                || !Objects.equals(before.getMetadata().getGeneration(), after.getMetadata().getGeneration()))
-            .build().getResourceEventHandler()),
-        caches.deployments().skippingEchoes(ControllerBuilder.controllerWatchBuilder(V1Deployment.class, queue)
-            .withWorkQueueKeyFunc(WebAppControllerConfiguration::ownerRequest).build().getResourceEventHandler()),
-        caches.services().skippingEchoes(ControllerBuilder.controllerWatchBuilder(V1Service.class, queue)
-            .withWorkQueueKeyFunc(WebAppControllerConfiguration::ownerRequest).build().getResourceEventHandler()));
+        caches.webApps().skippingEchoes(new QueueingEventHandler<>(queue,
+            webApp -> new Request(webApp.getMetadata().getNamespace(), webApp.getMetadata().getName()),
+            (before, after) -> !Objects.equals(before.getMetadata().getGeneration(), after.getMetadata().getGeneration()),
+            watchingSince)),
+        caches.deployments().skippingEchoes(new QueueingEventHandler<>(queue,
+            WebAppControllerConfiguration::ownerRequest, (before, after) -> true, watchingSince)),
+        caches.services().skippingEchoes(new QueueingEventHandler<>(queue,
+            WebAppControllerConfiguration::ownerRequest, (before, after) -> true, watchingSince)));
     return ControllerBuilder.defaultBuilder(factory)
         .withName(CONTROLLER)
         .withWorkQueue(queue)
@@ -154,10 +160,6 @@ public class WebAppControllerConfiguration {
   @Bean
   ReconcilesEndpoint reconcilesEndpoint(ControllerMetrics metrics, InstrumentedWorkQueue queue) {
     return new ReconcilesEndpoint(metrics, queue);
-  }
-
-  private static boolean sameVersion(KubernetesObject before, KubernetesObject after) {
-    return Objects.equals(before.getMetadata().getResourceVersion(), after.getMetadata().getResourceVersion());
   }
 
   /** Maps an owned object to its controlling WebApp's request; null (skip) for anything else. */

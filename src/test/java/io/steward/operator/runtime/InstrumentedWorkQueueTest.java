@@ -1,16 +1,22 @@
 package io.steward.operator.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kubernetes.client.extended.controller.reconciler.Request;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class InstrumentedWorkQueueTest {
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final ControllerMetrics metrics = new ControllerMetrics(registry, "test", 2);
-  private final InstrumentedWorkQueue queue = new InstrumentedWorkQueue(ClientGoRateLimiter.create(), metrics);
+  private final InstrumentedWorkQueue queue = new InstrumentedWorkQueue(ClientGoRateLimiter.create(), metrics, 2);
 
   @Test
   void duplicateAddsOfAWaitingItemCollapseToOne() throws InterruptedException {
@@ -25,15 +31,18 @@ class InstrumentedWorkQueueTest {
     assertThat(registry.get("workqueue_work_duration").timer().count()).isEqualTo(1);
   }
 
-  @Test
-  void anItemAddedWhileBeingProcessedComesBackAfterDone() throws InterruptedException {
+  @ParameterizedTest(name = "low priority: {0}")
+  @ValueSource(booleans = {false, true})
+  void anItemAddedWhileBeingProcessedComesBackAfterDone(boolean lowPriority) throws InterruptedException {
+    Consumer<Request> add = lowPriority ? queue::addLowPriority : queue::add;
     Request a = new Request("ns", "a");
-    queue.add(a);
+    add.accept(a);
     Request taken = queue.get();
-    queue.add(a);
+    add.accept(a);
     assertThat(queue.length()).as("not handed to a second worker while in process").isZero();
     queue.done(taken);
     assertThat(queue.length()).isEqualTo(1);
+    assertThat(queue.get()).isEqualTo(a);
   }
 
   @Test
@@ -46,8 +55,71 @@ class InstrumentedWorkQueueTest {
   }
 
   @Test
+  void aNormalAddWaitsBehindAtMostTheLowPriorityDepth() throws InterruptedException {
+    for (String name : List.of("a", "b", "c", "d", "e")) {
+      queue.addLowPriority(new Request("ns", name));
+    }
+    queue.add(new Request("ns", "change"));
+    assertThat(queue.length()).as("the lane counts as waiting").isEqualTo(6);
+    assertThat(registry.get("workqueue_adds").counter().count()).isEqualTo(6);
+    assertThat(drain(6)).containsExactly("a", "b", "change", "c", "d", "e");
+  }
+
+  @Test
+  void aNormalAddTakesAnItemOutOfTheLowPriorityLane() throws InterruptedException {
+    for (String name : List.of("a", "b", "c", "d")) {
+      queue.addLowPriority(new Request("ns", name));
+    }
+    queue.add(new Request("ns", "d"));
+    assertThat(queue.length()).isEqualTo(4);
+    assertThat(drain(4)).containsExactly("a", "b", "d", "c");
+    assertThat(queue.length()).isZero();
+  }
+
+  @Test
+  void aLowPriorityAddOfAWaitingItemKeepsItsPlace() throws InterruptedException {
+    queue.add(new Request("ns", "a"));
+    queue.addLowPriority(new Request("ns", "b"));
+    queue.addLowPriority(new Request("ns", "a"));
+    assertThat(queue.length()).isEqualTo(2);
+    assertThat(registry.get("workqueue_adds").counter().count()).isEqualTo(2);
+    assertThat(drain(2)).containsExactly("a", "b");
+  }
+
+  @Test
+  void depthMustBePositive() {
+    assertThatThrownBy(() -> new InstrumentedWorkQueue(ClientGoRateLimiter.create(), metrics, 0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lowPriorityDepth");
+  }
+
+  @Test
+  void shutDownEmptiesTheLowPriorityLane() throws InterruptedException {
+    for (String name : List.of("a", "b", "c")) {
+      queue.addLowPriority(new Request("ns", name));
+    }
+    queue.shutDown();
+    queue.addLowPriority(new Request("ns", "d"));
+    assertThat(queue.length()).as("admitted before the shutdown").isEqualTo(2);
+  }
+
+  @Test
   void shutDownReleasesWaitingWorkers() throws InterruptedException {
     queue.shutDown();
     assertThat(queue.get()).isNull();
+  }
+
+  private List<String> drain(int count) throws InterruptedException {
+    return drain(queue, count);
+  }
+
+  /** Takes {@code count} items in the order workers would get them, each done at once; their names. */
+  static List<String> drain(InstrumentedWorkQueue queue, int count) throws InterruptedException {
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      Request item = queue.get();
+      names.add(item.getName());
+      queue.done(item);
+    }
+    return names;
   }
 }
