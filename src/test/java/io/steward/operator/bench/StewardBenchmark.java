@@ -624,18 +624,16 @@ public final class StewardBenchmark {
       }
     }
     // Loaded: N others are created at once; the changes are spread over the time they take to converge.
-    TimedChanges loaded = loadedChanges(custom, names, "loaded", NS_LOAD, "load-", load, "create-at-once",
-        () -> { });
+    TimedChanges loaded = loadedChanges(custom, names, "loaded", NS_LOAD, "load-", load, "create-at-once");
     // Restart: N others were created while the operator was down, so its first pass has their writes
     // to do; the changes are spread over that pass. Only the changes are news to the changed WebApps.
     stop(op);
     cleanup(NS_LOAD);
     List<String> waiting = names("waiting-", load);
     createWebApps(NS_LOAD, waiting, true);
-    Operator[] restarted = new Operator[1];
-    TimedChanges restart = loadedChanges(custom, names, "restart", NS_LOAD, null, load, "backlog",
-        () -> restarted[0] = startOperator("bench-latency-restart", Map.of()));
-    stop(restarted[0]);
+    Operator restarted = startOperator("bench-latency-restart", Map.of());
+    TimedChanges restart = loadedChanges(custom, names, "restart", NS_LOAD, null, load, "backlog");
+    stop(restarted);
     cleanup(NS_LATENCY);
     cleanup(NS_LOAD);
     List<Double> idleSorted = idle.stream().sorted().toList();
@@ -670,10 +668,10 @@ public final class StewardBenchmark {
    * Changes the image of each of {@code names} (converged WebApps in NS_LATENCY) while {@code load}
    * others converge in {@code loadNamespace}, the changes spread over 80 % of the time a run of
    * {@code referenceMode} took for that many. {@code createPrefix}: the others are created now, at
-   * once; null: they exist, and {@code start} starts the operator that converges them.
+   * once; null: they exist already, and the operator has just started.
    */
   private TimedChanges loadedChanges(CustomObjectsApi custom, List<String> names, String tag, String loadNamespace,
-      String createPrefix, int load, String referenceMode, Runnable start) throws Exception {
+      String createPrefix, int load, String referenceMode) throws Exception {
     int changes = names.size();
     Run reference = runs.values().stream().filter(r -> r.mode().equals(referenceMode) && r.n() == load
         && !r.timedOut()).findFirst().orElse(null);
@@ -681,7 +679,6 @@ public final class StewardBenchmark {
     long intervalNanos = (long) (expectedSeconds * 0.8e9 / changes);
     ExecutorService creator = Executors.newSingleThreadExecutor();
     ScheduledExecutorService patcher = Executors.newScheduledThreadPool(4);
-    start.run();
     long loadStart = System.nanoTime();
     Future<Double> creating = createPrefix == null ? CompletableFuture.completedFuture(0.0)
         : creator.submit(() -> createWebApps(loadNamespace, names(createPrefix, load), true));
