@@ -18,16 +18,21 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * Figures of the local control plane: start time of each shape (median of 5 starts), peak RSS of
  * the running FULL control plane under a small workload, and the size of the build cache. Writes
- * target/bench/controlplane.json and .md. Run:
- * {@code mvn test-compile exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.steward.testing.cluster.ControlPlaneFigures}
+ * target/bench/controlplane.json and .md. Part of {@code mvn verify -Pbench}, which sets
+ * steward.controlplane.figures; a plain {@code mvn verify} skips it. (A test rather than a main:
+ * {@code mvn spring-boot:test-run} needs LocalStewardApplication to be the only test-scope main.)
  */
-public final class ControlPlaneFigures {
-  public static void main(String[] args) throws Exception {
-    int starts = args.length > 0 ? Integer.parseInt(args[0]) : 5;
+class ControlPlaneFiguresIT {
+  @Test
+  @EnabledIfSystemProperty(named = "steward.controlplane.figures", matches = "true")
+  void measuresStartTimesAndMemory() throws Exception {
+    int starts = Integer.getInteger("steward.controlplane.figures.starts", 5);
     Map<String, Object> figures = new LinkedHashMap<>();
     figures.put("date", Instant.now().toString());
     figures.put("cores", Runtime.getRuntime().availableProcessors());
