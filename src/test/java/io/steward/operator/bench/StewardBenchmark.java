@@ -605,8 +605,8 @@ public final class StewardBenchmark {
     }
     CustomObjectsApi custom = new CustomObjectsApi(admin);
     // Idle: one change at a time; the next once the previous one's status caught up.
-    List<Double> idle = new ArrayList<>();
-    int lost = 0;
+    List<Double> idleMillis = new ArrayList<>();
+    int idleLost = 0;
     for (int i = 0; i < changes; i++) {
       String name = names.get(i);
       String image = "registry.local/bench:idle-" + i;
@@ -614,9 +614,9 @@ public final class StewardBenchmark {
       long t0 = System.nanoTime();
       patchImage(custom, name, image);
       try {
-        idle.add((seen.get(30, TimeUnit.SECONDS) - t0) / 1e6);
+        idleMillis.add((seen.get(30, TimeUnit.SECONDS) - t0) / 1e6);
       } catch (java.util.concurrent.TimeoutException e) {
-        lost++;
+        idleLost++;
       }
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
       while (observer.convergedAt(NS_LATENCY, name) == 0 && System.nanoTime() < deadline) {
@@ -636,12 +636,11 @@ public final class StewardBenchmark {
     stop(restarted);
     cleanup(NS_LATENCY);
     cleanup(NS_LOAD);
-    List<Double> idleSorted = idle.stream().sorted().toList();
-    BenchResults.Latency result = new BenchResults.Latency(changes, Figure.of("ms", idle),
-        Figure.round(Figure.percentile(idleSorted, 50)), Figure.round(Figure.percentile(idleSorted, 99)), load,
+    TimedChanges idle = new TimedChanges(idleMillis, 0, Double.NaN, idleLost);
+    BenchResults.Latency result = new BenchResults.Latency(changes, idle.figure(), idle.p50(), idle.p99(), load,
         loaded.figure(), loaded.p50(), loaded.p99(), loaded.sentDuringLoad(), loaded.loadSeconds(),
         restart.figure(), restart.p50(), restart.p99(), restart.sentDuringLoad(), restart.loadSeconds(),
-        lost + loaded.lost() + restart.lost());
+        idle.lost() + loaded.lost() + restart.lost());
     log.info("latency: idle p50 {} ms p99 {} ms; while {} converge p50 {} ms p99 {} ms ({} of {} changes sent "
             + "during the load); during a restart's pass over {} p50 {} ms p99 {} ms ({} sent during it); {} lost",
         result.idleP50(), result.idleP99(), load, result.loadedP50(), result.loadedP99(), loaded.sentDuringLoad(),
@@ -649,7 +648,7 @@ public final class StewardBenchmark {
     return result;
   }
 
-  /** Spec-change latencies measured while other WebApps converge. */
+  /** Spec-change latencies, and (under load) how the load went. */
   private record TimedChanges(List<Double> millis, int sentDuringLoad, double loadSeconds, int lost) {
     Figure figure() {
       return Figure.of("ms", millis);

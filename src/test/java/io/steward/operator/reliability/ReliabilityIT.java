@@ -21,6 +21,7 @@ import io.kubernetes.client.openapi.models.V1Service;
 import io.kubernetes.client.openapi.models.V1ServicePort;
 import io.kubernetes.client.openapi.models.V1ServiceSpec;
 import io.kubernetes.client.util.PatchUtils;
+import io.steward.operator.support.Convergence;
 import io.steward.operator.support.Crds;
 import io.steward.operator.support.LeadershipAudit;
 import io.steward.operator.support.OperatorProcess;

@@ -3,12 +3,11 @@ package io.steward.operator.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.AppsV1Api;
+import io.steward.operator.support.Convergence;
 import io.steward.operator.support.Crds;
 import io.steward.operator.support.InProcessOperator;
 import io.steward.operator.support.WebApps;
-import io.steward.operator.webapp.api.WebApp;
 import io.steward.testing.cluster.AuditLog;
 import io.steward.testing.cluster.LocalCluster;
 import io.steward.testing.cluster.LocalClusterTest;
@@ -17,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,7 +39,7 @@ class InitialPassPriorityIT {
     // One WebApp converged by an operator that then stops; more created while none runs.
     try (InProcessOperator first = InProcessOperator.start(cluster, ns, "first-" + ns, Map.of())) {
       webApps.create("changed", WebApps.spec("nginx:1.27", 1, 80));
-      awaitObserved(webApps, "changed");
+      Convergence.await(webApps, apps, ns, Set.of(), CONVERGE);
     }
     for (int i = 0; i < WAITING; i++) {
       webApps.create("waiting-%03d".formatted(i), WebApps.spec("nginx:1.27", 1, 80));
@@ -51,11 +51,7 @@ class InitialPassPriorityIT {
       ControllerMetrics metrics = restarted.bean(ControllerMetrics.class);
       await().atMost(CONVERGE).until(() -> metrics.counts().values().stream().mapToLong(Long::longValue).sum() >= 10);
       webApps.updateSpec("changed", spec -> spec.withImage("nginx:1.28"));
-      await().atMost(CONVERGE).ignoreExceptions().until(() -> "nginx:1.28".equals(apps.readNamespacedDeployment(
-          "changed", ns).execute().getSpec().getTemplate().getSpec().getContainers().get(0).getImage()));
-      for (int i = 0; i < WAITING; i++) {
-        awaitObserved(webApps, "waiting-%03d".formatted(i));
-      }
+      Convergence.await(webApps, apps, ns, Set.of(), CONVERGE);
 
       List<AuditLog.Entry> writes = cluster.auditLog().entries(e -> e.fromUserAgentStartingWith(restarted.userAgent())
           && e.mutating() && ns.equals(e.namespace()) && !e.received().isBefore(since)
@@ -75,13 +71,5 @@ class InitialPassPriorityIT {
       assertThat(createdAfter).as("Deployments of the initial pass created after the change was applied")
           .isGreaterThan(WAITING / 2);
     }
-  }
-
-  private static void awaitObserved(WebApps webApps, String name) {
-    await().atMost(CONVERGE).ignoreExceptions().until(() -> {
-      WebApp webApp = webApps.get(name);
-      return webApp.getStatus() != null && webApp.getMetadata().getGeneration().equals(webApp.getStatus()
-          .observedGeneration());
-    });
   }
 }

@@ -1,9 +1,8 @@
-package io.steward.operator.reliability;
+package io.steward.operator.support;
 
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.AppsV1Api;
 import io.kubernetes.client.openapi.models.V1Deployment;
-import io.steward.operator.support.WebApps;
 import io.steward.operator.webapp.api.WebApp;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,11 +14,11 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /** Whether every WebApp's Deployment matches its latest spec and its status describes that spec. */
-final class Convergence {
+public final class Convergence {
   private Convergence() {}
 
   /** WebApps (except {@code ignored}) not yet converged, with why. Empty when all are. */
-  static List<String> lagging(WebApps webApps, AppsV1Api apps, String namespace, Set<String> ignored) throws ApiException {
+  public static List<String> lagging(WebApps webApps, AppsV1Api apps, String namespace, Set<String> ignored) throws ApiException {
     Map<String, V1Deployment> deployments = apps.listNamespacedDeployment(namespace).execute().getItems().stream()
         .collect(Collectors.toMap(d -> d.getMetadata().getName(), Function.identity()));
     List<String> lagging = new ArrayList<>();
@@ -43,7 +42,7 @@ final class Convergence {
   }
 
   /** Polls until converged; returns how long it took, or throws with what still lags. */
-  static Duration await(WebApps webApps, AppsV1Api apps, String namespace, Set<String> ignored, Duration timeout)
+  public static Duration await(WebApps webApps, AppsV1Api apps, String namespace, Set<String> ignored, Duration timeout)
       throws InterruptedException {
     long start = System.nanoTime();
     List<String> lagging = List.of("not checked yet");
