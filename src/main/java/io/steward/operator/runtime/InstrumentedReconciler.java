@@ -32,6 +32,11 @@ public final class InstrumentedReconciler implements Reconciler {
           : result.getRequeueAfter() == null ? ControllerMetrics.REQUEUE : ControllerMetrics.REQUEUE_AFTER;
       return result;
     } catch (RuntimeException e) {
+      if (WriteFence.FencedWriteException.isCauseOf(e)) {
+        // The term is over and the process on its way out; the write was not sent.
+        log.debug("Reconcile of {}/{} abandoned: {}", request.getNamespace(), request.getName(), e.toString());
+        return new Result(false);
+      }
       log.warn("Reconcile of WebApp {}/{} failed, will retry with back-off: {}", request.getNamespace(),
           request.getName(), e.toString());
       log.debug("Reconcile failure details", e);

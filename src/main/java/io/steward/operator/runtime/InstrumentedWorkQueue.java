@@ -37,14 +37,14 @@ public final class InstrumentedWorkQueue extends DefaultRateLimitingQueue<Reques
   private final LinkedHashSet<Request> lowPriority = new LinkedHashSet<>();
 
   public InstrumentedWorkQueue(RateLimiter<Request> rateLimiter, ControllerMetrics metrics, int lowPriorityDepth) {
-    super(Executors.newSingleThreadExecutor(daemon("workqueue-parent-delays")), rateLimiter);
+    super(Executors.newSingleThreadExecutor(Daemons.named("workqueue-parent-delays")), rateLimiter);
     if (lowPriorityDepth < 1) {
       throw new IllegalArgumentException("lowPriorityDepth must be at least 1, not " + lowPriorityDepth);
     }
     this.rateLimiter = rateLimiter;
     this.metrics = metrics;
     this.lowPriorityDepth = lowPriorityDepth;
-    this.delays = Executors.newSingleThreadScheduledExecutor(daemon("workqueue-delays"));
+    this.delays = Daemons.scheduler("workqueue-delays");
   }
 
   /** Normal priority: a change someone made, a new object, a retry. Takes the item out of the lane. */
@@ -157,11 +157,4 @@ public final class InstrumentedWorkQueue extends DefaultRateLimitingQueue<Reques
     }
   }
 
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
-    return runnable -> {
-      Thread thread = new Thread(runnable, name);
-      thread.setDaemon(true);
-      return thread;
-    };
-  }
 }

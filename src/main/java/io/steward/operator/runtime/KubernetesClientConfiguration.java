@@ -4,6 +4,7 @@ import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -39,12 +40,26 @@ public class KubernetesClientConfiguration {
   }
 
   @Bean
-  OperatorClients operatorClients(ApiClient apiClient, OperatorIdentity identity) {
+  OperatorClients operatorClients(ApiClient apiClient, OperatorIdentity identity, WriteFence fence) {
     if (DEFAULT_FALLBACK.equals(apiClient.getBasePath())) {
       throw new IllegalStateException("No Kubernetes API server configured: set KUBECONFIG or "
           + "steward.kubeconfig to a kubeconfig file, create ~/.kube/config, or run Steward in a pod.");
     }
-    return new OperatorClients(apiClient, identity);
+    return new OperatorClients(apiClient, identity, fence);
+  }
+
+  /** This replica's leadership term; without leader election the only replica always may write. */
+  @Bean
+  LeaseTerm leaseTerm(StewardProperties properties) {
+    StewardProperties.LeaderElection election = properties.getLeaderElection();
+    return election.isEnabled()
+        ? LeaseTerm.forLease(election.getRenewDeadline(), election.getRetryPeriod(), System::nanoTime)
+        : LeaseTerm.unfenced();
+  }
+
+  @Bean
+  WriteFence writeFence(LeaseTerm term, StewardProperties properties, MeterRegistry registry) {
+    return new WriteFence(term, properties.getFencing().isLocalGuard(), registry);
   }
 
   @Bean

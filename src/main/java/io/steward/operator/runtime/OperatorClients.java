@@ -9,7 +9,7 @@ import java.time.Duration;
  * The two API clients Steward uses, made from the one {@link ApiClient} bean: {@code requests}
  * for reads and writes (bounded timeouts, so a hung connection cannot stall a worker forever) and
  * {@code watches} for informers (no read timeout: a watch is a long-lived stream). Both send the
- * replica's User-Agent.
+ * replica's User-Agent, and every request of both passes the {@link WriteFence}.
  */
 public final class OperatorClients {
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
@@ -18,15 +18,16 @@ public final class OperatorClients {
   private final ApiClient requests;
   private final ApiClient watches;
 
-  public OperatorClients(ApiClient configured, OperatorIdentity identity) {
+  public OperatorClients(ApiClient configured, OperatorIdentity identity, WriteFence fence) {
     this.requests = configured;
+    requests.setHttpClient(configured.getHttpClient().newBuilder().addNetworkInterceptor(fence).build());
     requests.setUserAgent(identity.userAgent());
     requests.setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
     requests.setReadTimeout((int) REQUEST_TIMEOUT.toMillis());
     requests.setWriteTimeout((int) REQUEST_TIMEOUT.toMillis());
 
     // Same server, TLS material and interceptors (token refresh), but no read timeout.
-    this.watches = new ApiClient(configured.getHttpClient().newBuilder().readTimeout(Duration.ZERO).build());
+    this.watches = new ApiClient(requests.getHttpClient().newBuilder().readTimeout(Duration.ZERO).build());
     watches.setBasePath(configured.getBasePath());
     watches.setUserAgent(identity.userAgent());
     for (var entry : configured.getAuthentications().entrySet()) {

@@ -1,14 +1,9 @@
 package io.steward.operator.runtime;
 
 import io.kubernetes.client.extended.controller.Controller;
-import io.kubernetes.client.extended.leaderelection.LeaderElectionConfig;
-import io.kubernetes.client.extended.leaderelection.LeaderElector;
-import io.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
-import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.extended.controller.reconciler.Request;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -24,15 +19,21 @@ import org.springframework.context.SmartLifecycle;
  * <ul>
  *   <li>Start: informers start; the elector campaigns for the Lease (or, with leader election off,
  *       the controller starts at once). On winning, the controller waits for the caches, then works.
- *   <li>Graceful stop (SIGTERM, context close): stop taking work, let running reconciles finish
- *       (bounded by steward.shutdown-timeout), release the Lease so a standby takes over at once,
- *       stop the informers. Exit code 0.
- *   <li>Lease lost: stop work and exit non-zero, so the pod restarts clean; client-java's elector
- *       never campaigns again, and a controller whose queue was shut down cannot restart.
+ *   <li>Graceful stop (SIGTERM, context close): stop taking work; with leader election, end the
+ *       term, wait for the writes already sent and release the Lease so a standby takes over at
+ *       once (see {@link #handOver}); without it, let running reconciles finish (bounded by
+ *       steward.shutdown-timeout). Stop the informers. Exit code 0.
+ *   <li>Term lost (the Lease could not be renewed in time, or the process was frozen past its
+ *       term): every write is already refused by the {@link WriteFence}; running reconciles are
+ *       abandoned, not awaited, and the process exits non-zero within {@link #EXIT_BOUND}, so the
+ *       pod restarts clean. client-java's elector never campaigns again, and a controller whose
+ *       queue was shut down cannot restart.
  * </ul>
  */
-public final class OperatorLifecycle implements SmartLifecycle {
+public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.Listener {
   private static final Logger log = LoggerFactory.getLogger(OperatorLifecycle.class);
+  /** A replica whose term is over is gone within this, as kube-controller-manager is. */
+  static final Duration EXIT_BOUND = Duration.ofMillis(900);
   private static final List<String> INTERRUPT_NOISE = List.of("io.kubernetes.client.informer.cache.Controller",
       "io.kubernetes.client.informer.cache.ProcessorListener");
 
@@ -42,53 +43,47 @@ public final class OperatorLifecycle implements SmartLifecycle {
   private final ControllerMetrics metrics;
   private final Leadership leadership;
   private final StewardProperties properties;
-  private final ApiClient client;
+  private final OperatorClients clients;
   private final String leaseNamespace;
+  private final LeaseTerm term;
+  private final WriteFence fence;
   private final LeadershipLostHandler onLeadershipLost;
 
   private volatile boolean running;
   private volatile boolean stopping;
-  private volatile Thread electorThread;
+  private volatile boolean lost;
   private volatile Thread controllerThread;
-  private volatile LeaderElector elector;
-  private final ScheduledExecutorService resync = Executors.newSingleThreadScheduledExecutor(runnable -> {
-    Thread thread = new Thread(runnable, "webapp-resync");
-    thread.setDaemon(true);
-    return thread;
-  });
+  private volatile LeaderElection election;
+  private final ScheduledExecutorService resync = Daemons.scheduler("webapp-resync");
 
   public OperatorLifecycle(InformerCaches informers, Controller controller, InstrumentedWorkQueue queue,
-      ControllerMetrics metrics,
-      Leadership leadership, StewardProperties properties, ApiClient client, String leaseNamespace,
-      LeadershipLostHandler onLeadershipLost) {
+      ControllerMetrics metrics, Leadership leadership, StewardProperties properties, OperatorClients clients,
+      String leaseNamespace, LeaseTerm term, WriteFence fence, LeadershipLostHandler onLeadershipLost) {
     this.informers = informers;
     this.controller = controller;
     this.queue = queue;
     this.metrics = metrics;
     this.leadership = leadership;
     this.properties = properties;
-    this.client = client;
+    this.clients = clients;
     this.leaseNamespace = leaseNamespace;
+    this.term = term;
+    this.fence = fence;
     this.onLeadershipLost = onLeadershipLost;
   }
 
   @Override
   public synchronized void start() {
     informers.start();
-    StewardProperties.LeaderElection election = properties.getLeaderElection();
-    if (!election.isEnabled()) {
+    StewardProperties.LeaderElection settings = properties.getLeaderElection();
+    if (!settings.isEnabled()) {
       log.info("Leader election is off: {} reconciles on its own", leadership.identity());
-      leadership.startedLeading();
-      startController();
+      startedLeading();
     } else {
-      LeaseLock lock = new LeaseLock(leaseNamespace, election.getLeaseName(), leadership.identity(), client);
-      elector = new LeaderElector(new LeaderElectionConfig(lock, election.getLeaseDuration(),
-          election.getRenewDeadline(), election.getRetryPeriod()),
-          error -> log.warn("Leader election: {}", error.toString()));
-      electorThread = new Thread(() -> elector.run(this::startedLeading, this::stoppedLeading,
-          leadership::observedLeader), "leader-elector");
-      electorThread.start();
-      log.info("{} campaigns for Lease {}/{}", leadership.identity(), leaseNamespace, election.getLeaseName());
+      election = new LeaderElection(settings, leaseNamespace, leadership.identity(), clients, term,
+          leadership::observedLeader, this);
+      election.start();
+      log.info("{} campaigns for Lease {}/{}", leadership.identity(), leaseNamespace, settings.getLeaseName());
     }
     long period = properties.getResyncPeriod().toMillis();
     resync.scheduleAtFixedRate(this::resyncAll, period, period, TimeUnit.MILLISECONDS);
@@ -108,23 +103,32 @@ public final class OperatorLifecycle implements SmartLifecycle {
     }
   }
 
-  private void startedLeading() {
+  /** Called by the elector, or by the campaign that took a free Lease first; the second call is a no-op. */
+  @Override
+  public synchronized void startedLeading() {
+    if (leadership.isLeading() || stopping || lost) {
+      return;
+    }
     log.info("{} leads (Lease {}/{})", leadership.identity(), leaseNamespace,
         properties.getLeaderElection().getLeaseName());
     leadership.startedLeading();
     startController();
   }
 
-  private void stoppedLeading() {
+  @Override
+  public void lost(String why) {
+    lost = true;
     leadership.stoppedLeading();
-    if (stopping) {
-      return;
-    }
-    log.error("{} lost the Lease; stopping work and exiting so that a clean process campaigns again",
-        leadership.identity());
-    stopController();
-    Thread exit = new Thread(onLeadershipLost::leadershipLost, "leadership-lost-exit");
-    exit.start();
+    log.error("{} lost its leadership term ({}); writes are refused from now on, running reconciles are "
+        + "abandoned, and the process exits so that a clean one campaigns again", leadership.identity(), why);
+    controller.shutdown();
+    Thread halt = new Thread(() -> {
+      sleep(EXIT_BOUND.toMillis());
+      Runtime.getRuntime().halt(1);
+    }, "leadership-lost-halt");
+    halt.setDaemon(true);
+    halt.start();
+    new Thread(onLeadershipLost::leadershipLost, "leadership-lost-exit").start();
   }
 
   private void startController() {
@@ -152,6 +156,25 @@ public final class OperatorLifecycle implements SmartLifecycle {
     }
   }
 
+  /**
+   * Graceful stop of a leader-elected replica: take no more work, end the term (every later write is
+   * refused), wait only for the writes already on their way, then release the Lease. Nothing of this
+   * replica's lands after the release, and a standby watching the Lease takes over at once. Running
+   * reconciles end at their next write; the next leader redoes them (a pass is idempotent).
+   */
+  private void handOver() {
+    controller.shutdown();
+    election.endTerm();
+    try {
+      if (!fence.awaitWritesAnswered(properties.getShutdownTimeout())) {
+        log.warn("Writes still unanswered after {}; releasing the Lease anyway", properties.getShutdownTimeout());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    election.release();
+  }
+
   @Override
   public synchronized void stop() {
     if (!running) {
@@ -159,9 +182,12 @@ public final class OperatorLifecycle implements SmartLifecycle {
     }
     stopping = true;
     resync.shutdownNow();
-    stopController();
-    if (elector != null) {
-      elector.close(); // releases the Lease if held, so a standby need not wait for it to expire
+    if (lost) {
+      election.abandon();
+    } else if (election != null) {
+      handOver();
+    } else {
+      stopController();
     }
     leadership.stoppedLeading();
     // Stopping informers interrupts their threads, which client-java logs at ERROR; expected here.
@@ -170,7 +196,6 @@ public final class OperatorLifecycle implements SmartLifecycle {
       logging.setLogLevel(logger, LogLevel.OFF);
     }
     informers.stop();
-    join(electorThread, Duration.ofSeconds(5));
     join(controllerThread, Duration.ofSeconds(5));
     running = false;
     log.info("{} stopped", leadership.identity());
@@ -183,12 +208,17 @@ public final class OperatorLifecycle implements SmartLifecycle {
 
   /** Liveness: the elector campaigns or renews, and the leader's controller runs. */
   public boolean isAlive() {
-    if (!running || stopping) {
+    if (!running || stopping || lost) {
       return true; // starting or shutting down is not a reason to be restarted
     }
-    boolean electorAlive = elector == null || (electorThread != null && electorThread.isAlive());
+    boolean electorAlive = election == null || election.isAlive();
     boolean controllerAlive = !leadership.isLeading() || (controllerThread != null && controllerThread.isAlive());
     return electorAlive && controllerAlive;
+  }
+
+  /** The election, or null when leader election is off. */
+  public LeaderElection election() {
+    return election;
   }
 
   private static void join(Thread thread, Duration timeout) {

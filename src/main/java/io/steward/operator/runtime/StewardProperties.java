@@ -45,6 +45,8 @@ public class StewardProperties {
   @Valid
   private final LeaderElection leaderElection = new LeaderElection();
 
+  private final Fencing fencing = new Fencing();
+
   @AssertTrue(message = "steward.resync-period must be at least 1s (minutes are usual: it is a safety net, not a polling interval)")
   public boolean isResyncPeriodPositive() {
     return resyncPeriod != null && resyncPeriod.compareTo(Duration.ofSeconds(1)) >= 0;
@@ -96,6 +98,18 @@ public class StewardProperties {
     public void setRetryPeriod(Duration retryPeriod) { this.retryPeriod = retryPeriod; }
   }
 
+  /** How writes are fenced when leader election is on. */
+  public static class Fencing {
+    /**
+     * Refuse every write outside this replica's leadership term (default). Tests switch it off to
+     * show what the API server's admission policy refuses by itself; never switch it off in a cluster.
+     */
+    private boolean localGuard = true;
+
+    public boolean isLocalGuard() { return localGuard; }
+    public void setLocalGuard(boolean localGuard) { this.localGuard = localGuard; }
+  }
+
   public List<String> getNamespaces() { return namespaces; }
   public void setNamespaces(List<String> namespaces) { this.namespaces = namespaces; }
   public int getWorkers() { return workers; }
@@ -107,4 +121,5 @@ public class StewardProperties {
   public Duration getShutdownTimeout() { return shutdownTimeout; }
   public void setShutdownTimeout(Duration shutdownTimeout) { this.shutdownTimeout = shutdownTimeout; }
   public LeaderElection getLeaderElection() { return leaderElection; }
+  public Fencing getFencing() { return fencing; }
 }

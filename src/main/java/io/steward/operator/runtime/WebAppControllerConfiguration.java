@@ -134,11 +134,10 @@ public class WebAppControllerConfiguration {
 
   @Bean
   OperatorLifecycle operatorLifecycle(InformerCaches caches, Controller controller, InstrumentedWorkQueue queue,
-      ControllerMetrics metrics,
-      Leadership leadership, StewardProperties properties, OperatorClients clients, LeaseNamespace leaseNamespace,
-      LeadershipLostHandler leadershipLostHandler) {
-    return new OperatorLifecycle(caches, controller, queue, metrics, leadership, properties, clients.requests(),
-        leaseNamespace.name(), leadershipLostHandler);
+      ControllerMetrics metrics, Leadership leadership, StewardProperties properties, OperatorClients clients,
+      LeaseNamespace leaseNamespace, LeaseTerm term, WriteFence fence, LeadershipLostHandler leadershipLostHandler) {
+    return new OperatorLifecycle(caches, controller, queue, metrics, leadership, properties, clients,
+        leaseNamespace.name(), term, fence, leadershipLostHandler);
   }
 
   @Bean
@@ -153,8 +152,8 @@ public class WebAppControllerConfiguration {
 
   @Bean
   LeaderEndpoint leaderEndpoint(Leadership leadership, StewardProperties properties, LeaseNamespace leaseNamespace,
-      OperatorClients clients) {
-    return new LeaderEndpoint(leadership, properties.getLeaderElection(), leaseNamespace.name(), clients.requests());
+      OperatorLifecycle lifecycle) {
+    return new LeaderEndpoint(leadership, properties.getLeaderElection(), leaseNamespace.name(), lifecycle);
   }
 
   @Bean

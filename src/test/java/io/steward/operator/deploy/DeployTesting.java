@@ -85,7 +85,10 @@ final class DeployTesting {
   static List<Request> leaseRequests(String namespace, String leaseName) {
     return List.of(Request.of("create", "coordination.k8s.io/leases", namespace),
         Request.of("get", "coordination.k8s.io/leases", namespace, leaseName),
-        Request.of("update", "coordination.k8s.io/leases", namespace, leaseName));
+        Request.of("update", "coordination.k8s.io/leases", namespace, leaseName),
+        // watched by name: a standby sees a release at once
+        Request.of("list", "coordination.k8s.io/leases", namespace, leaseName),
+        Request.of("watch", "coordination.k8s.io/leases", namespace, leaseName));
   }
 
   /** What Steward must never be allowed, wherever it manages WebApps or runs. */
@@ -113,7 +116,7 @@ final class DeployTesting {
     requests.add(Request.of("list", "/nodes", ""));
     requests.add(Request.of("create", "rbac.authorization.k8s.io/clusterrolebindings", ""));
     requests.add(Request.of("update", "apiextensions.k8s.io/customresourcedefinitions", "", "webapps.steward.io"));
-    // The Lease: only the named one, only get/update (and create), only in the release namespace.
+    // The Lease: only the named one (get, update, and list/watch by name; create), only in the release namespace.
     requests.add(Request.of("delete", "coordination.k8s.io/leases", release, leaseName));
     requests.add(Request.of("list", "coordination.k8s.io/leases", release));
     requests.add(Request.of("update", "coordination.k8s.io/leases", release, "someone-elses-lease"));

@@ -25,7 +25,9 @@ final class RbacRules {
   static Set<String> leaderElection(String leaseName) {
     return Set.of("coordination.k8s.io/leases create",
         "coordination.k8s.io/leases get name=" + leaseName,
-        "coordination.k8s.io/leases update name=" + leaseName);
+        "coordination.k8s.io/leases update name=" + leaseName,
+        "coordination.k8s.io/leases list name=" + leaseName,
+        "coordination.k8s.io/leases watch name=" + leaseName);
   }
 
   private RbacRules() {}

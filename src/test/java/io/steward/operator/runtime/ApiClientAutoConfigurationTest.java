@@ -25,6 +25,8 @@ class ApiClientAutoConfigurationTest {
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(ValidationAutoConfiguration.class, KubernetesInformerAutoConfiguration.class))
       .withUserConfiguration(Properties.class, KubernetesClientConfiguration.class)
+      // the write fence counts its refusals
+      .withBean(io.micrometer.core.instrument.MeterRegistry.class, io.micrometer.core.instrument.simple.SimpleMeterRegistry::new)
       .withPropertyValues("kubernetes.manifests.enabled=false");
 
   @Test

@@ -56,6 +56,9 @@ public final class WebAppStatusWriter {
       if (e.getCode() == 409 || e.getCode() == 404) {
         throw new StaleCacheException("status of WebApp " + name + " changed since it was read");
       }
+      if (e.getCode() == 0 && e.getCause() != null) {
+        throw new ApiFailureException("patch status of WebApp " + name, e.getCause());
+      }
       throw new ApiFailureException("patch status of WebApp " + name, e.getCode(),
           e.getResponseBody() == null ? e.getMessage() : e.getResponseBody());
     }

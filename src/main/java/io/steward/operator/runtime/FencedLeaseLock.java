@@ -1,0 +1,113 @@
+package io.steward.operator.runtime;
+
+import io.kubernetes.client.extended.leaderelection.LeaderElectionRecord;
+import io.kubernetes.client.extended.leaderelection.Lock;
+import io.kubernetes.client.openapi.ApiException;
+import java.time.Duration;
+import java.util.Date;
+import java.util.Objects;
+
+/**
+ * client-java's Lease lock, wrapped so that client-java's {@code LeaderElector} keeps running the
+ * campaign and the renewals while the monotonic clock decides what they may do:
+ *
+ * <ul>
+ *   <li>every successful write that names this replica as holder extends its {@link LeaseTerm}
+ *       from the instant the request was sent;
+ *   <li>taking the Lease from another holder is refused unless this replica has seen that holder's
+ *       record unchanged for a whole lease duration by the monotonic clock (the elector judges
+ *       expiry by the wall clock, which a clock step moves);
+ *   <li>a release (an empty holder) ends the term before it is sent.
+ * </ul>
+ *
+ * All calls are serialised: the elector and {@link LeaseCampaign} share one lock.
+ */
+public final class FencedLeaseLock implements Lock {
+  private final Lock delegate;
+  private final LeaseTerm term;
+  private final Duration leaseDuration;
+
+  private Observed observed;
+
+  /** A holder's record as last read, and the monotonic instant it was first seen in that state. */
+  private record Observed(String holder, Date renewTime, Date acquireTime, int transitions, long since) {
+    boolean sameAs(LeaderElectionRecord record) {
+      return Objects.equals(holder, record.getHolderIdentity()) && Objects.equals(renewTime, record.getRenewTime())
+          && Objects.equals(acquireTime, record.getAcquireTime()) && transitions == record.getLeaderTransitions();
+    }
+  }
+
+  public FencedLeaseLock(Lock delegate, LeaseTerm term, Duration leaseDuration) {
+    this.delegate = delegate;
+    this.term = term;
+    this.leaseDuration = leaseDuration;
+  }
+
+  @Override
+  public synchronized LeaderElectionRecord get() throws ApiException {
+    long readAt = term.now();
+    LeaderElectionRecord record = delegate.get();
+    if (observed == null || !observed.sameAs(record)) {
+      // Counted from before the read: the record may have changed just after we sent it.
+      observed = new Observed(record.getHolderIdentity(), record.getRenewTime(), record.getAcquireTime(),
+          record.getLeaderTransitions(), readAt);
+    }
+    return record;
+  }
+
+  @Override
+  public synchronized boolean create(LeaderElectionRecord record) {
+    long sentAt = term.now();
+    boolean created = delegate.create(record);
+    if (created && isMine(record)) {
+      term.renewed(sentAt);
+    }
+    return created;
+  }
+
+  @Override
+  public synchronized boolean update(LeaderElectionRecord record) {
+    if (!isMine(record)) {
+      term.end(); // a release: stop writing before the Lease says anyone else may
+      return delegate.update(record);
+    }
+    if (!mayTakeOver()) {
+      return false;
+    }
+    long sentAt = term.now();
+    boolean updated = delegate.update(record);
+    if (updated) {
+      term.renewed(sentAt);
+      observed = null;
+    }
+    return updated;
+  }
+
+  /** Whether the Lease, as last read, is this replica's, free, or expired by the monotonic clock. */
+  synchronized boolean mayTakeOver() {
+    if (observed == null || observed.holder() == null || observed.holder().isEmpty()
+        || observed.holder().equals(identity())) {
+      return true;
+    }
+    return term.now() - observed.since() >= leaseDuration.toNanos();
+  }
+
+  /** The holder as last read; null before the first read. */
+  synchronized String observedHolder() {
+    return observed == null ? null : observed.holder();
+  }
+
+  @Override
+  public String identity() {
+    return delegate.identity();
+  }
+
+  @Override
+  public String describe() {
+    return delegate.describe();
+  }
+
+  private boolean isMine(LeaderElectionRecord record) {
+    return identity().equals(record.getHolderIdentity());
+  }
+}

@@ -1,0 +1,125 @@
+package io.steward.operator.runtime;
+
+import io.kubernetes.client.extended.leaderelection.LeaderElectionConfig;
+import io.kubernetes.client.extended.leaderelection.LeaderElector;
+import io.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.kubernetes.client.openapi.models.V1Lease;
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leader election on a Lease, with a term that ends on time. client-java's {@link LeaderElector}
+ * campaigns and renews, through a {@link FencedLeaseLock} that keeps this replica's
+ * {@link LeaseTerm} by the monotonic clock; a {@link LeaseCampaign} takes a released or expired
+ * Lease at once; a watchdog declares the term lost the moment it runs out, whatever the elector
+ * thinks (after a pause the elector would wait a fresh renew deadline before giving up).
+ */
+public final class LeaderElection {
+  private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);
+  private static final Duration WATCHDOG_PERIOD = Duration.ofMillis(50);
+
+  /** What the lifecycle does when this replica starts leading, or loses its term. */
+  public interface Listener {
+    void startedLeading();
+
+    void lost(String why);
+  }
+
+  private final LeaseTerm term;
+  private final FencedLeaseLock lock;
+  private final LeaderElector elector;
+  private final LeaseCampaign campaign;
+  private final String identity;
+  private final Listener listener;
+  private final Consumer<String> observedLeader;
+  private final AtomicBoolean lostOnce = new AtomicBoolean();
+  private final ScheduledExecutorService watchdog = Daemons.scheduler("lease-term-watchdog");
+  private volatile Thread electorThread;
+  private volatile boolean stopping;
+
+  public LeaderElection(StewardProperties.LeaderElection settings, String namespace, String identity,
+      OperatorClients clients, LeaseTerm term, Consumer<String> observedLeader, Listener listener) {
+    this.term = term;
+    this.identity = identity;
+    this.lock = new FencedLeaseLock(new LeaseLock(namespace, settings.getLeaseName(), identity, clients.requests()),
+        term, settings.getLeaseDuration());
+    this.elector = new LeaderElector(new LeaderElectionConfig(lock, settings.getLeaseDuration(),
+        settings.getRenewDeadline(), settings.getRetryPeriod()),
+        error -> log.warn("Leader election: {}", error.toString()));
+    this.campaign = new LeaseCampaign(lock, clients.watches(), namespace, settings.getLeaseName(),
+        settings.getLeaseDuration(), settings.getRetryPeriod(), listener::startedLeading);
+    this.listener = listener;
+    this.observedLeader = observedLeader;
+  }
+
+  public void start() {
+    campaign.start();
+    electorThread = new Thread(() -> elector.run(() -> {
+      campaign.electorConfirmed();
+      listener.startedLeading();
+    }, () -> lost("the elector could not renew the Lease within the renew deadline"), observedLeader::accept),
+        "leader-elector");
+    electorThread.start();
+    long period = WATCHDOG_PERIOD.toNanos();
+    watchdog.scheduleAtFixedRate(() -> {
+      if (term.isOver()) {
+        lost("its term ran out: no successful Lease renewal was sent within " + term.length().toMillis() + " ms");
+      }
+    }, period, period, TimeUnit.NANOSECONDS);
+  }
+
+  /** Graceful stop, first step: end the term on purpose (the watchdog must not take it for a loss). */
+  public void endTerm() {
+    stopping = true;
+    watchdog.shutdownNow();
+    term.end();
+  }
+
+  /** Graceful stop, last step: release the Lease so that a standby takes over at once. */
+  public void release() {
+    endTerm();
+    campaign.stop();
+    elector.close(); // writes an empty holder if this replica holds the Lease
+  }
+
+  /** After a loss: stop campaigning and renewing, release nothing (the Lease is someone else's or soon will be). */
+  public void abandon() {
+    stopping = true;
+    term.end();
+    watchdog.shutdownNow();
+    campaign.stop();
+    if (electorThread != null) {
+      electorThread.interrupt();
+    }
+  }
+
+  /** The Lease as last seen on the watch; null before the first list. */
+  public V1Lease lease() {
+    return campaign.lease();
+  }
+
+  public LeaseTerm term() {
+    return term;
+  }
+
+  public boolean isAlive() {
+    return electorThread != null && electorThread.isAlive();
+  }
+
+  public String identity() {
+    return identity;
+  }
+
+  private void lost(String why) {
+    if (stopping || !lostOnce.compareAndSet(false, true)) {
+      return;
+    }
+    term.end();
+    listener.lost(why);
+  }
+}

@@ -1,0 +1,153 @@
+package io.steward.operator.runtime;
+
+import io.kubernetes.client.extended.leaderelection.LeaderElectionRecord;
+import io.kubernetes.client.informer.ResourceEventHandler;
+import io.kubernetes.client.informer.SharedIndexInformer;
+import io.kubernetes.client.informer.SharedInformerFactory;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.apis.CoordinationV1Api;
+import io.kubernetes.client.openapi.models.V1Lease;
+import io.kubernetes.client.openapi.models.V1LeaseList;
+import java.time.Duration;
+import java.util.Date;
+import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches the leader Lease and takes it the moment it is free, where client-java's elector would
+ * notice only at its next poll (up to about three retry periods later): when the holder released it
+ * (a graceful stop), or when its record stood still for a lease duration by this replica's
+ * monotonic clock. The takeover is an ordinary optimistic write through the same
+ * {@link FencedLeaseLock}; after it, this replica leads at once, and the campaign keeps renewing
+ * until the elector, which confirms on its next poll, takes over the renewals.
+ *
+ * <p>The watched Lease is also what {@code /actuator/leader} shows: no request per probe.
+ */
+public final class LeaseCampaign {
+  private static final Logger log = LoggerFactory.getLogger(LeaseCampaign.class);
+
+  private final FencedLeaseLock lock;
+  private final Duration leaseDuration;
+  private final Duration retryPeriod;
+  private final Runnable onTakeover;
+  private final SharedInformerFactory factory;
+  private final SharedIndexInformer<V1Lease> informer;
+  private final ScheduledExecutorService executor = Daemons.scheduler("lease-campaign");
+
+  private volatile boolean leading;
+  private volatile boolean electorConfirmed;
+  private volatile boolean stopped;
+
+  public LeaseCampaign(FencedLeaseLock lock, ApiClient watches, String namespace, String name,
+      Duration leaseDuration, Duration retryPeriod, Runnable onTakeover) {
+    this.lock = lock;
+    this.leaseDuration = leaseDuration;
+    this.retryPeriod = retryPeriod;
+    this.onTakeover = onTakeover;
+    this.factory = new SharedInformerFactory(watches);
+    CoordinationV1Api coordination = new CoordinationV1Api(watches);
+    this.informer = factory.sharedIndexInformerFor(params -> coordination.listNamespacedLease(namespace)
+            .fieldSelector("metadata.name=" + name).resourceVersion(params.resourceVersion)
+            .timeoutSeconds(params.timeoutSeconds).watch(params.watch).buildCall(null),
+        V1Lease.class, V1LeaseList.class);
+    informer.addEventHandler(new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(V1Lease lease) {
+        changed(lease);
+      }
+
+      @Override
+      public void onUpdate(V1Lease before, V1Lease after) {
+        changed(after);
+      }
+
+      @Override
+      public void onDelete(V1Lease lease, boolean finalStateUnknown) {
+        // the elector creates it again
+      }
+    });
+  }
+
+  public void start() {
+    factory.startAllRegisteredInformers();
+    long period = retryPeriod.toMillis();
+    executor.scheduleWithFixedDelay(this::tick, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  public void stop() {
+    stopped = true;
+    executor.shutdownNow();
+    factory.stopAllRegisteredInformers();
+  }
+
+  /** The elector reached leadership itself: renewals are its job from now on. */
+  public void electorConfirmed() {
+    electorConfirmed = true;
+  }
+
+  /** The Lease as last seen on the watch; null before the first list. */
+  public V1Lease lease() {
+    List<V1Lease> leases = informer.getIndexer().list();
+    return leases.isEmpty() ? null : leases.get(0);
+  }
+
+  private void changed(V1Lease lease) {
+    String holder = lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
+    if (!leading && !electorConfirmed && !stopped && (holder == null || holder.isEmpty())) {
+      executor.execute(this::tryTakeOver); // released: take it now, not at the next poll
+    }
+  }
+
+  /** Every retry period: take an expired Lease, or renew one this campaign took until the elector confirms. */
+  private void tick() {
+    if (electorConfirmed) {
+      return;
+    }
+    if (!leading) {
+      tryTakeOver();
+    } else if (!electorConfirmed) {
+      renew();
+    }
+  }
+
+  private void tryTakeOver() {
+    if (leading || electorConfirmed || stopped) {
+      return;
+    }
+    try {
+      LeaderElectionRecord current = lock.get();
+      if (!lock.mayTakeOver()) {
+        return;
+      }
+      boolean mine = lock.identity().equals(current.getHolderIdentity());
+      Date now = new Date();
+      LeaderElectionRecord record = new LeaderElectionRecord(lock.identity(), (int) leaseDuration.toSeconds(),
+          mine && current.getAcquireTime() != null ? current.getAcquireTime() : now, now,
+          mine ? current.getLeaderTransitions() : current.getLeaderTransitions() + 1);
+      if (lock.update(record)) {
+        leading = true;
+        log.info("{} took the free Lease {}", lock.identity(), lock.describe());
+        onTakeover.run();
+      }
+    } catch (ApiException e) {
+      log.debug("Lease {} not readable now (HTTP {}); the elector keeps campaigning", lock.describe(), e.getCode());
+    }
+  }
+
+  private void renew() {
+    try {
+      LeaderElectionRecord current = lock.get();
+      if (!lock.identity().equals(current.getHolderIdentity())) {
+        return; // lost: the term runs out and the process exits
+      }
+      lock.update(new LeaderElectionRecord(lock.identity(), (int) leaseDuration.toSeconds(),
+          current.getAcquireTime(), new Date(), current.getLeaderTransitions()));
+    } catch (ApiException e) {
+      log.debug("Lease {} renewal by the campaign failed (HTTP {})", lock.describe(), e.getCode());
+    }
+  }
+}

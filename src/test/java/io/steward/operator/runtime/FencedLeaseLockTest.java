@@ -1,0 +1,131 @@
+package io.steward.operator.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kubernetes.client.extended.leaderelection.LeaderElectionRecord;
+import io.kubernetes.client.extended.leaderelection.Lock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The lock's decisions, with an in-memory record standing in for the Lease (pure logic). */
+class FencedLeaseLockTest {
+  private final AtomicLong nanos = new AtomicLong(5_000_000_000L);
+  private final LeaseTerm term = LeaseTerm.forLease(Duration.ofSeconds(4), Duration.ofSeconds(1), nanos::get);
+  private final RecordingLock lease = new RecordingLock("me");
+  private final FencedLeaseLock lock = new FencedLeaseLock(lease, term, Duration.ofSeconds(6));
+
+  @Test
+  void aSuccessfulRenewalGrantsATermFromItsSendInstant() throws Exception {
+    lease.record = record("me", 1);
+    lock.get();
+    lease.answerTakes = Duration.ofSeconds(1);
+    assertThat(lock.update(record("me", 1))).isTrue();
+    assertThat(term.remaining()).isEqualTo(Duration.ofMillis(2500));
+  }
+
+  @Test
+  void anotherHoldersRecordMustStandStillForALeaseDurationByTheMonotonicClock() throws Exception {
+    lease.record = record("other", 3);
+    lock.get();
+    nanos.addAndGet(Duration.ofSeconds(5).toNanos());
+    lock.get(); // unchanged
+    assertThat(lock.update(record("me", 4))).as("the wall clock may say expired; the monotonic one does not").isFalse();
+    assertThat(lease.updates).isEmpty();
+    nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+    assertThat(lock.update(record("me", 4))).isTrue();
+    assertThat(term.isValid()).isTrue();
+  }
+
+  @Test
+  void aChangeOfTheRecordRestartsTheWait() throws Exception {
+    lease.record = record("other", 3);
+    lock.get();
+    nanos.addAndGet(Duration.ofSeconds(5).toNanos());
+    lease.record = record("other", 3);
+    lease.record.setRenewTime(new Date(lease.record.getRenewTime().getTime() + 2000)); // renewed
+    lock.get();
+    nanos.addAndGet(Duration.ofSeconds(5).toNanos());
+    assertThat(lock.update(record("me", 4))).isFalse();
+  }
+
+  @Test
+  void aReleasedLeaseMayBeTakenAtOnce() throws Exception {
+    lease.record = new LeaderElectionRecord();
+    lock.get();
+    assertThat(lock.update(record("me", 1))).isTrue();
+  }
+
+  @Test
+  void aReleaseEndsTheTermBeforeItIsSent() throws Exception {
+    lease.record = record("me", 1);
+    lock.get();
+    lock.update(record("me", 1));
+    lease.onUpdate = () -> assertThat(term.isValid()).as("valid while the release is on its way").isFalse();
+    lock.update(new LeaderElectionRecord());
+    assertThat(lease.updates).hasSize(2);
+  }
+
+  @Test
+  void aFailedRenewalGrantsNothing() throws Exception {
+    lease.record = record("me", 1);
+    lock.get();
+    lease.refuse = true;
+    assertThat(lock.update(record("me", 1))).isFalse();
+    assertThat(term.isValid()).isFalse();
+  }
+
+  private static LeaderElectionRecord record(String holder, int transitions) {
+    Date now = new Date(1_700_000_000_000L);
+    return new LeaderElectionRecord(holder, 6, now, now, transitions);
+  }
+
+  private final class RecordingLock implements Lock {
+    private final String identity;
+    LeaderElectionRecord record;
+    Duration answerTakes = Duration.ZERO;
+    boolean refuse;
+    Runnable onUpdate = () -> {};
+    final List<LeaderElectionRecord> updates = new ArrayList<>();
+
+    RecordingLock(String identity) {
+      this.identity = identity;
+    }
+
+    @Override
+    public LeaderElectionRecord get() {
+      return record;
+    }
+
+    @Override
+    public boolean create(LeaderElectionRecord next) {
+      record = next;
+      return true;
+    }
+
+    @Override
+    public boolean update(LeaderElectionRecord next) {
+      onUpdate.run();
+      nanos.addAndGet(answerTakes.toNanos());
+      if (refuse) {
+        return false;
+      }
+      updates.add(next);
+      record = next;
+      return true;
+    }
+
+    @Override
+    public String identity() {
+      return identity;
+    }
+
+    @Override
+    public String describe() {
+      return "test/lease";
+    }
+  }
+}
