@@ -56,7 +56,7 @@ import org.junit.jupiter.api.Test;
 @LocalClusterTest(shape = LocalCluster.Shape.FULL)
 class ReliabilityIT {
   private static final boolean FULL = "full".equals(System.getProperty("steward.reliability"));
-  private static final ReliabilityReport REPORT = new ReliabilityReport(FULL ? "full" : "short");
+  private static final ReliabilityReport REPORT = ReliabilityReport.shared();
   private static final Duration CONVERGE = FULL ? Duration.ofMinutes(10) : Duration.ofMinutes(3);
   private static final Set<String> FOREIGN = Set.of("foreign-0", "foreign-1");
 
@@ -97,7 +97,7 @@ class ReliabilityIT {
   @Test
   void hardFailoverUnderLoad() throws Exception {
     int webAppCount = FULL ? 300 : 20;
-    int kills = FULL ? 5 : 1;
+    int kills = FULL ? 100 : 1;
     String ns = namespace("hard");
     Map<String, String> lease = FULL ? Map.of() : shortLease();
     WebApps webApps = new WebApps(cluster.adminClient(), ns);

@@ -9,13 +9,23 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** Figures of the reliability scenarios, written to target/reliability/report.json and report.md. */
+/**
+ * Figures of the reliability scenarios, written to target/reliability/report.json and report.md.
+ * One report per test JVM: every scenario class records into it and writes it whole when it ends.
+ */
 final class ReliabilityReport {
+  private static final ReliabilityReport SHARED =
+      new ReliabilityReport("full".equals(System.getProperty("steward.reliability")) ? "full" : "short");
+
   private final Map<String, Map<String, Object>> scenarios = new LinkedHashMap<>();
   private final String mode;
 
-  ReliabilityReport(String mode) {
+  private ReliabilityReport(String mode) {
     this.mode = mode;
+  }
+
+  static ReliabilityReport shared() {
+    return SHARED;
   }
 
   synchronized void record(String scenario, String figure, Object value) {

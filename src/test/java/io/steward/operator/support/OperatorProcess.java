@@ -76,6 +76,12 @@ public final class OperatorProcess implements AutoCloseable {
     return start(kubeconfig, identity, JAR, jvmOptions, properties);
   }
 
+  /** The same, with more environment variables (LD_PRELOAD for a shifted wall clock, say). */
+  public static OperatorProcess start(Path kubeconfig, String identity, Map<String, String> properties,
+      List<String> jvmOptions, Map<String, String> extraEnv) {
+    return start(kubeconfig, identity, null, JAR, jvmOptions, properties, extraEnv);
+  }
+
   /** Starts the given build of the operator. */
   public static OperatorProcess start(Path kubeconfig, String identity, Path jar, List<String> jvmOptions,
       Map<String, String> properties) {
@@ -89,9 +95,14 @@ public final class OperatorProcess implements AutoCloseable {
    */
   public static OperatorProcess start(Path kubeconfig, String identity, Path directory, Path jar,
       List<String> jvmOptions, Map<String, String> properties) {
+    return start(kubeconfig, identity, directory, jar, jvmOptions, properties, Map.of());
+  }
+
+  private static OperatorProcess start(Path kubeconfig, String identity, Path directory, Path jar,
+      List<String> jvmOptions, Map<String, String> properties, Map<String, String> extraEnv) {
     List<String> args = new ArrayList<>(List.of("--steward.leader-election.identity=" + identity));
     properties.forEach((key, value) -> args.add("--" + key + "=" + value));
-    Map<String, String> env = new LinkedHashMap<>();
+    Map<String, String> env = new LinkedHashMap<>(extraEnv);
     env.put("KUBECONFIG", kubeconfig.toAbsolutePath().toString());
     return start(identity, directory, jar, env, jvmOptions, args, Path.of("target", "operators", identity + ".log"));
   }

@@ -174,6 +174,15 @@ public final class LocalCluster implements AutoCloseable {
     return writeKubeconfig(user, MASTERS);
   }
 
+  /** The same, reaching the API server at {@code serverUrl} (a {@link FaultProxy} in front of it). */
+  public Path kubeconfigFor(String user, String serverUrl) {
+    return writeKubeconfig(user, MASTERS, serverUrl, user.replace(':', '-') + "-via-" + URI.create(serverUrl).getPort());
+  }
+
+  public int apiServerPort() {
+    return apiPort;
+  }
+
   public String apiServerUrl() {
     return "https://127.0.0.1:" + apiPort;
   }
@@ -342,8 +351,12 @@ public final class LocalCluster implements AutoCloseable {
   }
 
   private Path writeKubeconfig(String user, String group) {
+    return writeKubeconfig(user, group, apiServerUrl(), user.replace(':', '-'));
+  }
+
+  private Path writeKubeconfig(String user, String group, String serverUrl, String fileName) {
     Path[] credentials = pki.clientCertificate(user, group);
-    String file = user.replace(':', '-') + ".kubeconfig";
+    String file = fileName + ".kubeconfig";
     String kubeconfigText = """
         apiVersion: v1
         kind: Config
@@ -363,7 +376,7 @@ public final class LocalCluster implements AutoCloseable {
               cluster: steward-local
               user: %s
         current-context: steward-local
-        """.formatted(apiServerUrl(), base64(pki.caCert), user, base64(credentials[0]),
+        """.formatted(serverUrl, base64(pki.caCert), user, base64(credentials[0]),
         base64(credentials[1]), user);
     Path target = user.equals(ADMIN_USER) ? dir.resolve("kubeconfig") : dir.resolve("kubeconfigs").resolve(file);
     return write(target, kubeconfigText);
