@@ -409,7 +409,7 @@ class FencingIT {
     properties.putAll(extra);
     String identity = name + "-" + ns;
     Path kubeconfig = proxy == null ? cluster.kubeconfigFor("steward-operator")
-        : cluster.kubeconfigFor("steward-operator", proxy.url());
+        : cluster.kubeconfigVia("steward-operator", proxy.url());
     OperatorProcess process = OperatorProcess.start(kubeconfig, identity, properties, OperatorProcess.TEST_JVM_OPTIONS,
         env);
     processes.add(process);

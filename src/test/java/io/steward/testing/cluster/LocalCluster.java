@@ -174,8 +174,8 @@ public final class LocalCluster implements AutoCloseable {
     return writeKubeconfig(user, MASTERS);
   }
 
-  /** The same, reaching the API server at {@code serverUrl} (a {@link FaultProxy} in front of it). */
-  public Path kubeconfigFor(String user, String serverUrl) {
+  /** Kubeconfig for a user in {@code system:masters} reaching the API server at {@code serverUrl} (a {@link FaultProxy}). */
+  public Path kubeconfigVia(String user, String serverUrl) {
     return writeKubeconfig(user, MASTERS, serverUrl, user.replace(':', '-') + "-via-" + URI.create(serverUrl).getPort());
   }
 
