@@ -63,6 +63,11 @@ public record WebAppSpec(String image, Integer replicas, Integer port, ServiceTy
         runAsNonRoot, runAsUser, automountServiceAccountToken);
   }
 
+  public WebAppSpec withServiceType(ServiceType newServiceType) {
+    return new WebAppSpec(image, replicas, port, newServiceType, env, resources, readinessPath, paused,
+        runAsNonRoot, runAsUser, automountServiceAccountToken);
+  }
+
   public WebAppSpec withEnv(List<EnvVar> newEnv) {
     return new WebAppSpec(image, replicas, port, serviceType, newEnv, resources, readinessPath, paused,
         runAsNonRoot, runAsUser, automountServiceAccountToken);
