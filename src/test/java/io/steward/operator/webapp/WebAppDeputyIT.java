@@ -15,6 +15,7 @@ import io.kubernetes.client.openapi.models.V1Container;
 import io.kubernetes.client.openapi.models.V1Deployment;
 import io.kubernetes.client.openapi.models.V1DeploymentSpec;
 import io.kubernetes.client.openapi.models.V1LabelSelector;
+import io.kubernetes.client.openapi.models.V1Namespace;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PodSpec;
@@ -44,6 +45,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -75,9 +77,10 @@ class WebAppDeputyIT {
     ns = namespace.name();
     admin = cluster.adminClient();
     Crds.installWebAppCrd(admin);
-    new CoreV1Api(admin).patchNamespace(ns, new V1Patch("{\"metadata\":{\"labels\":{"
+    CoreV1Api core = new CoreV1Api(admin);
+    PatchUtils.patch(V1Namespace.class, () -> core.patchNamespace(ns, new V1Patch("{\"metadata\":{\"labels\":{"
         + "\"pod-security.kubernetes.io/enforce\":\"restricted\",\"pod-security.kubernetes.io/enforce-version\":\"latest\"}}}"))
-        .execute();
+        .buildCall(null), V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH, admin);
     installPolicy();
     String userName = "webapp-user-" + ns;
     grantWebAppsOnly(userName);
@@ -116,11 +119,9 @@ class WebAppDeputyIT {
     assertThat(new CoreV1Api(admin).readNamespacedService("within", ns).execute().getSpec().getType()).isEqualTo("ClusterIP");
 
     // Updates, through the resource and through its scale subresource (kubectl scale), are checked too.
-    ApiException toNodePort = thrown(() -> userWebApps.updateSpec("within", s -> s.withServiceType(WebAppSpec.ServiceType.NodePort)));
-    assertThat(toNodePort.getCode()).isEqualTo(403);
-    assertThat(toNodePort.getResponseBody()).contains("spec.serviceType NodePort is not allowed here: allowed types are ClusterIP");
-    ApiException toTen = thrown(() -> userWebApps.updateSpec("within", s -> s.withReplicas(10)));
-    assertThat(toTen.getResponseBody()).contains("spec.replicas 10 is more than allowed here: at most 3");
+    assertRefused(tryUpdate("within", s -> s.withServiceType(WebAppSpec.ServiceType.NodePort)),
+        "spec.serviceType NodePort is not allowed here: allowed types are ClusterIP");
+    assertRefused(tryUpdate("within", s -> s.withReplicas(10)), "spec.replicas 10 is more than allowed here: at most 3");
     ApiException scaledUp = thrown(() -> scale("within", 5));
     assertThat(scaledUp.getCode()).isEqualTo(403);
     assertThat(scaledUp.getResponseBody()).contains("spec.replicas 5 is more than allowed here: at most 3");
@@ -223,6 +224,11 @@ class WebAppDeputyIT {
     PatchUtils.patch(Object.class, () -> customObjects.patchNamespacedCustomObjectScale(WebApp.GROUP, WebApp.VERSION, ns,
             WebApp.PLURAL, name, new V1Patch("{\"spec\":{\"replicas\":" + replicas + "}}")).buildCall(null),
         V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH, user);
+  }
+
+  private static KubernetesApiResponse<WebApp> tryUpdate(String name, UnaryOperator<WebAppSpec> change) throws ApiException {
+    WebApp current = userWebApps.get(name);
+    return userWebApps.api().update(current.spec(change.apply(current.getSpec())));
   }
 
   private static void assertRefused(KubernetesApiResponse<WebApp> response, String message) {
