@@ -3,6 +3,7 @@ package io.steward.operator.runtime;
 import io.kubernetes.client.extended.controller.reconciler.Reconciler;
 import io.kubernetes.client.extended.controller.reconciler.Request;
 import io.kubernetes.client.extended.controller.reconciler.Result;
+import io.steward.operator.webapp.reconcile.LogSafe;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,8 +39,8 @@ public final class InstrumentedReconciler implements Reconciler {
         return new Result(false);
       }
       log.warn("Reconcile of WebApp {}/{} failed, will retry with back-off: {}", request.getNamespace(),
-          request.getName(), e.toString());
-      log.debug("Reconcile failure details", e);
+          request.getName(), LogSafe.describe(e));
+      log.debug("Reconcile failure details", LogSafe.redacted(e));
       return new Result(true);
     } finally {
       metrics.reconcileFinished(outcome, System.nanoTime() - start);

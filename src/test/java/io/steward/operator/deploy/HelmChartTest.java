@@ -45,7 +45,8 @@ class HelmChartTest {
     Manifests out = StewardChart.template("steward", NS, Map.of());
 
     assertThat(out.kinds()).containsExactlyInAnyOrder("ServiceAccount", "ClusterRole", "ClusterRoleBinding",
-        "Role", "RoleBinding", "Service", "Deployment", "PodDisruptionBudget");
+        "Role", "RoleBinding", "Service", "Deployment", "PodDisruptionBudget",
+        "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding");
     // Cluster-wide: the manager rules, bound to the chart's ServiceAccount, and nothing more.
     Map<String, Object> clusterRole = out.single("ClusterRole");
     assertThat(RbacRules.flatten(clusterRole)).containsExactlyInAnyOrderElementsOf(RbacRules.MANAGER);

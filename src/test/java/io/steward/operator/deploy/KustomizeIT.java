@@ -75,7 +75,8 @@ class KustomizeIT {
     Manifests out = Manifests.parse(Kubectl.kustomize(DEFAULT).orFail("kubectl kustomize config/default").stdout());
 
     assertThat(out.kinds()).containsExactlyInAnyOrder("Namespace", "CustomResourceDefinition", "ServiceAccount",
-        "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Service", "Deployment", "PodDisruptionBudget");
+        "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Service", "Deployment", "PodDisruptionBudget",
+        "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding");
     assertThat(Manifests.name(out.single("Namespace"))).isEqualTo("steward-system");
     assertThat(map(out.single("Namespace"), "metadata", "labels"))
         .containsEntry("pod-security.kubernetes.io/enforce", "restricted");

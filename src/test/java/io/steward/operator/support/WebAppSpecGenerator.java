@@ -49,6 +49,9 @@ public final class WebAppSpecGenerator {
     String readinessPath = port != null && random.nextBoolean()
         ? pick(new String[] {"/", "/healthz", "/ready?full=1", "/a/b/c", "/ü", "/" + "p".repeat(1000)}) : null;
     return new WebAppSpec(pick(IMAGES), replicas, port, type, env(), resources(), readinessPath,
+        random.nextInt(4) == 0 ? random.nextBoolean() : null,
+        random.nextInt(4) == 0 ? random.nextBoolean() : null,
+        random.nextInt(4) == 0 ? (long) pick(new int[] {1, 101, 65532, Integer.MAX_VALUE}) : null,
         random.nextInt(4) == 0 ? random.nextBoolean() : null);
   }
 
@@ -69,9 +72,23 @@ public final class WebAppSpecGenerator {
     List<WebAppSpec.EnvVar> env = new ArrayList<>();
     for (String n : names) {
       String value = random.nextInt(20) == 0 ? "v".repeat(32768) : pick(VALUE_PIECES);
-      env.add(new WebAppSpec.EnvVar(n, random.nextInt(8) == 0 ? null : value));
+      env.add(switch (random.nextInt(8)) {
+        case 0 -> WebAppSpec.EnvVar.fromSecret(n, reference(), keyName(), random.nextBoolean() ? null : random.nextBoolean());
+        case 1 -> WebAppSpec.EnvVar.fromConfigMap(n, reference(), keyName(), random.nextBoolean() ? null : random.nextBoolean());
+        case 2 -> new WebAppSpec.EnvVar(n, "");
+        default -> new WebAppSpec.EnvVar(n, value);
+      });
     }
     return env;
+  }
+
+  /** A Secret or ConfigMap name: a DNS-1123 subdomain, up to its longest. */
+  private String reference() {
+    return pick(new String[] {"db", "app-config", "a.b-c.d", "x".repeat(253), "0"});
+  }
+
+  private String keyName() {
+    return pick(new String[] {"password", "API_KEY", ".dotfile", "a-b_c.d", "k".repeat(253)});
   }
 
   private WebAppSpec.ResourceSettings resources() {

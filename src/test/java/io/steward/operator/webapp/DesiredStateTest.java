@@ -7,6 +7,8 @@ import io.kubernetes.client.custom.Quantity;
 import io.kubernetes.client.openapi.JSON;
 import io.kubernetes.client.openapi.models.V1Container;
 import io.kubernetes.client.openapi.models.V1Deployment;
+import io.kubernetes.client.openapi.models.V1EnvVar;
+import io.kubernetes.client.openapi.models.V1PodSpec;
 import io.kubernetes.client.openapi.models.V1Service;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.steward.operator.webapp.api.WebApp;
@@ -58,6 +60,60 @@ class DesiredStateTest {
     assertThat(container.getResources().getLimits()).containsEntry("memory", new Quantity("128Mi"));
     assertThat(container.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
     assertThat(container.getReadinessProbe().getHttpGet().getPort().getStrValue()).isEqualTo("http");
+  }
+
+  @Test
+  void podTemplateMeetsTheRestrictedPodSecurityStandardByDefault() {
+    V1PodSpec pod = new DeploymentResource().desired(webApp(spec())).getSpec().getTemplate().getSpec();
+
+    assertThat(pod.getAutomountServiceAccountToken()).isFalse();
+    assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+    assertThat(pod.getSecurityContext().getRunAsUser()).isNull();
+    assertThat(pod.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+    V1Container container = pod.getContainers().get(0);
+    assertThat(container.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+    assertThat(container.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+    assertThat(container.getSecurityContext().getCapabilities().getAdd()).isNullOrEmpty();
+    assertThat(container.getSecurityContext().getPrivileged()).isNull();
+  }
+
+  @Test
+  void theSpecMayAskForRootAUserIdAndTheTokenButNothingElse() {
+    V1PodSpec pod = new DeploymentResource().desired(webApp(spec().withRunAsNonRoot(false).withRunAsUser(101L)
+        .withAutomountServiceAccountToken(true))).getSpec().getTemplate().getSpec();
+
+    assertThat(pod.getAutomountServiceAccountToken()).isTrue();
+    assertThat(pod.getSecurityContext().getRunAsNonRoot()).isFalse();
+    assertThat(pod.getSecurityContext().getRunAsUser()).isEqualTo(101L);
+    assertThat(pod.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+    assertThat(pod.getContainers().get(0).getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+  }
+
+  @Test
+  void envReferencesAreCopiedNotResolvedAndEmptyValuesAreUnset() {
+    V1Container container = new DeploymentResource().desired(webApp(spec().withEnv(List.of(
+        new WebAppSpec.EnvVar("PLAIN", "x"),
+        new WebAppSpec.EnvVar("EMPTY", ""),
+        WebAppSpec.EnvVar.fromSecret("PASSWORD", "db", "password", null),
+        WebAppSpec.EnvVar.fromConfigMap("MODE", "settings", "mode", true)))))
+        .getSpec().getTemplate().getSpec().getContainers().get(0);
+
+    assertThat(container.getEnv()).extracting(V1EnvVar::getName).containsExactly("PLAIN", "EMPTY", "PASSWORD", "MODE");
+    assertThat(container.getEnv().get(0).getValue()).isEqualTo("x");
+    // Kubernetes drops an empty value, so the managed tree must not ask for one.
+    assertThat(container.getEnv().get(1).getValue()).isNull();
+    assertThat(container.getEnv().get(1).getValueFrom()).isNull();
+    V1EnvVar password = container.getEnv().get(2);
+    assertThat(password.getValue()).isNull();
+    assertThat(password.getValueFrom().getConfigMapKeyRef()).isNull();
+    assertThat(password.getValueFrom().getSecretKeyRef().getName()).isEqualTo("db");
+    assertThat(password.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("password");
+    assertThat(password.getValueFrom().getSecretKeyRef().getOptional()).isNull();
+    V1EnvVar mode = container.getEnv().get(3);
+    assertThat(mode.getValueFrom().getSecretKeyRef()).isNull();
+    assertThat(mode.getValueFrom().getConfigMapKeyRef().getName()).isEqualTo("settings");
+    assertThat(mode.getValueFrom().getConfigMapKeyRef().getKey()).isEqualTo("mode");
+    assertThat(mode.getValueFrom().getConfigMapKeyRef().getOptional()).isTrue();
   }
 
   @Test

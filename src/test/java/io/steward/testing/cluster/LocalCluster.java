@@ -183,6 +183,14 @@ public final class LocalCluster implements AutoCloseable {
     return apiPort;
   }
 
+  /** Kubeconfig for a user in {@code group} only: what RBAC grants that user or group, and nothing more. */
+  public Path kubeconfigFor(String user, String group) {
+    if (MASTERS.equals(group)) {
+      throw new IllegalArgumentException("kubeconfigFor(user, group) is for users outside " + MASTERS);
+    }
+    return writeKubeconfig(user, group);
+  }
+
   public String apiServerUrl() {
     return "https://127.0.0.1:" + apiPort;
   }

@@ -70,10 +70,9 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
     if (resource.managedFields().matches(desiredTree, currentTree)) {
       return new Outcome<>(Action.NONE, current, null);
     }
-    if (log.isDebugEnabled()) {
-      log.debug("{} {}/{} drifted; managed fields wanted: {}; found: {}", resource.kind(),
-          webApp.getMetadata().getNamespace(), name, desiredTree, currentTree);
-    }
+    // Names only: the trees hold env values and other user data, which stay out of logs at any level.
+    log.debug("{} {}/{} differs from the spec in a managed field; updating it", resource.kind(),
+        webApp.getMetadata().getNamespace(), name);
     T updated = gson.fromJson(resource.managedFields().overlay(currentTree, desiredTree), resource.type());
     KubernetesApiResponse<T> response = api.update(updated);
     if (response.isSuccess()) {

@@ -78,7 +78,7 @@ public final class WebAppReconciler implements Reconciler {
       }
       return DONE;
     } catch (StaleCacheException e) {
-      log.debug("{}: {}; retrying on fresh data", request, e.getMessage());
+      log.debug("{}: {}; retrying on fresh data", request, LogSafe.redact(e.getMessage()));
       return RETRY;
     }
   }
@@ -116,8 +116,9 @@ public final class WebAppReconciler implements Reconciler {
     boolean alreadyReported = previous != null && "True".equals(previous.getStatus())
         && Objects.equals(previous.getReason(), problem.reason()) && Objects.equals(previous.getMessage(), problem.message());
     if (!alreadyReported) {
+      // The message may quote the spec (it is the API server's); the status and Event carry it in full.
       log.info("WebApp {}/{}: {}: {}", webApp.getMetadata().getNamespace(), webApp.getMetadata().getName(),
-          problem.reason(), problem.message());
+          problem.reason(), LogSafe.redact(problem.message()));
       events.problem(webApp, problem);
     }
   }
