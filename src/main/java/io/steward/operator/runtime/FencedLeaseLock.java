@@ -20,7 +20,10 @@ import java.util.Objects;
  *   <li>a release (an empty holder) ends the term before it is sent.
  * </ul>
  *
- * All calls are serialised: the elector and {@link LeaseCampaign} share one lock.
+ * The elector and {@link LeaseCampaign} share one lock. Requests are not serialised: client-java's
+ * elector abandons (interrupts) an attempt that outlasts its retry period, and a campaign renewal
+ * must not queue behind it. Concurrent writes are safe: each carries the resourceVersion it read,
+ * so the API server lets one through and refuses the other (409).
  */
 public final class FencedLeaseLock implements Lock {
   private final Lock delegate;
@@ -44,19 +47,21 @@ public final class FencedLeaseLock implements Lock {
   }
 
   @Override
-  public synchronized LeaderElectionRecord get() throws ApiException {
+  public LeaderElectionRecord get() throws ApiException {
     long readAt = term.now();
     LeaderElectionRecord record = delegate.get();
-    if (observed == null || !observed.sameAs(record)) {
-      // Counted from before the read: the record may have changed just after we sent it.
-      observed = new Observed(record.getHolderIdentity(), record.getRenewTime(), record.getAcquireTime(),
-          record.getLeaderTransitions(), readAt);
+    synchronized (this) {
+      if (observed == null || !observed.sameAs(record)) {
+        // Counted from before the read: the record may have changed just after we sent it.
+        observed = new Observed(record.getHolderIdentity(), record.getRenewTime(), record.getAcquireTime(),
+            record.getLeaderTransitions(), readAt);
+      }
     }
     return record;
   }
 
   @Override
-  public synchronized boolean create(LeaderElectionRecord record) {
+  public boolean create(LeaderElectionRecord record) {
     long sentAt = term.now();
     boolean created = delegate.create(record);
     if (created && isMine(record)) {
@@ -66,7 +71,7 @@ public final class FencedLeaseLock implements Lock {
   }
 
   @Override
-  public synchronized boolean update(LeaderElectionRecord record) {
+  public boolean update(LeaderElectionRecord record) {
     if (!isMine(record)) {
       term.end(); // a release: stop writing before the Lease says anyone else may
       return delegate.update(record);
@@ -78,7 +83,6 @@ public final class FencedLeaseLock implements Lock {
     boolean updated = delegate.update(record);
     if (updated) {
       term.renewed(sentAt);
-      observed = null;
     }
     return updated;
   }
@@ -90,6 +94,10 @@ public final class FencedLeaseLock implements Lock {
       return true;
     }
     return term.now() - observed.since() >= leaseDuration.toNanos();
+  }
+
+  LeaseTerm term() {
+    return term;
   }
 
   /** The holder as last read; null before the first read. */

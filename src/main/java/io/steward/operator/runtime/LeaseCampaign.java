@@ -102,14 +102,18 @@ public final class LeaseCampaign {
     }
   }
 
-  /** Every retry period: take an expired Lease, or renew one this campaign took until the elector confirms. */
+  /**
+   * Every retry period: take an expired Lease; or, after taking one, renew it until the elector
+   * confirms, whenever no renewal has succeeded for a retry period (the elector's own attempts may
+   * keep failing under load: it abandons any that outlasts its retry period).
+   */
   private void tick() {
     if (electorConfirmed) {
       return;
     }
     if (!leading) {
       tryTakeOver();
-    } else if (!electorConfirmed) {
+    } else if (lock.term().remaining().compareTo(lock.term().length().minus(retryPeriod)) <= 0) {
       renew();
     }
   }
