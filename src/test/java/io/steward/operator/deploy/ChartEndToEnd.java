@@ -66,6 +66,10 @@ final class ChartEndToEnd {
           () -> operator.get(chart.probePath("readinessProbe")).code() == 200);
       assertThat(operator.get(chart.probePath("livenessProbe")).code()).isEqualTo(200);
 
+      // Leading first (the fence lets only the Lease holder's pod write, as the API server sees the Lease).
+      CoordinationV1Api leases = new CoordinationV1Api(cluster.adminClient());
+      awaitOrExplain(operator, START, podName + " holds the Lease", () -> podName.equals(
+          leases.readNamespacedLease(chart.leaseName(), chart.namespace).execute().getSpec().getHolderIdentity()));
       watchedApps.create("hello", WebApps.spec("nginx:1.27", 2, 80));
       awaitOrExplain(operator, CONVERGE, "WebApp " + watched + "/hello is Ready", () -> {
         WebApp webApp = watchedApps.get("hello");
