@@ -8,6 +8,8 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.models.V1Pod;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import io.steward.operator.support.Crds;
 import io.steward.operator.support.OperatorProcess;
 import io.steward.testing.cluster.LocalCluster;
@@ -81,16 +83,13 @@ final class RenderedChart {
     pod.put("metadata", Map.of("name", podName, "namespace", namespace, "labels", Map.of("steward.io/test-replica", podName)));
     pod.put("spec", map(deployment(), "spec", "template", "spec"));
     ApiClient admin = cluster.adminClient();
-    try {
-      return new CoreV1Api(admin).createNamespacedPod(namespace,
-          admin.getJSON().getGson().fromJson(Manifests.json(pod), V1Pod.class)).execute();
-    } catch (ApiException e) {
-      if (e.getCode() == 409) {
-        return existingPod(admin, podName);
-      }
-      throw new IllegalStateException("creating pod " + namespace + "/" + podName + ": HTTP " + e.getCode() + " "
-          + e.getResponseBody(), e);
+    // As plain JSON: client-java's V1Pod would add fields the template does not set (an empty overhead).
+    var created = new DynamicKubernetesApi("", "v1", "pods", admin).create(new DynamicKubernetesObject(Manifests.json(pod)));
+    if (!created.isSuccess() && created.getHttpStatusCode() != 409) {
+      throw new IllegalStateException("creating pod " + namespace + "/" + podName + ": HTTP "
+          + created.getHttpStatusCode() + " " + created.getStatus());
     }
+    return existingPod(admin, podName);
   }
 
   /**

@@ -56,7 +56,9 @@ public final class LocalCluster implements AutoCloseable {
       "garbage-collector-controller", "namespace-controller", "serviceaccount-controller",
       "serviceaccount-token-controller", "root-ca-certificate-publisher-controller",
       // Fills the default view/edit/admin roles from the ClusterRoles labelled aggregate-to-*.
-      "clusterrole-aggregation-controller");
+      "clusterrole-aggregation-controller",
+      // Type-checks ValidatingAdmissionPolicies against their resources' and parameters' schemas (status).
+      "validatingadmissionpolicy-status-controller");
 
   private final Path dir;
   private final Path binary;
