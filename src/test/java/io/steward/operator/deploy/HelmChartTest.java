@@ -213,7 +213,7 @@ class HelmChartTest {
     assertThat(value(binding, "spec", "policyName")).isEqualTo(Manifests.name(policy));
     assertThat(value(binding, "spec", "validationActions")).isEqualTo(List.of("Deny"));
     assertThat(map(binding, "spec", "paramRef")).isEqualTo(Map.of("name", "my-lease", "namespace", "operators",
-        "parameterNotFoundAction", "Deny"));
+        "parameterNotFoundAction", "Allow"));
     // The identity the policy compares with the Lease holder is the pod name, from the downward API.
     Map<String, Object> container = single(list(out.single("Deployment"), "spec", "template", "spec", "containers"));
     assertThat(env(container).get("POD_NAME")).isEqualTo(Map.of("fieldRef", Map.of("fieldPath", "metadata.name")));

@@ -10,6 +10,8 @@ import io.kubernetes.client.openapi.apis.AppsV1Api;
 import io.kubernetes.client.openapi.apis.CoordinationV1Api;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.models.CoreV1Event;
+import io.kubernetes.client.openapi.models.V1Lease;
+import io.kubernetes.client.openapi.models.V1LeaseSpec;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1ObjectReference;
 import io.kubernetes.client.openapi.models.V1Pod;
@@ -115,19 +117,32 @@ class ServerSideFenceIT {
 
   @Test
   @Order(2)
-  void withoutALeaseNobodyMayWrite() throws Exception {
+  void withoutALeaseTheFenceStandsAsideForEveryone() throws Exception {
     if (WITHOUT_POLICY) {
       return;
     }
-    // A replica's own pod-bound token, before any replica has created the Lease.
     ApiClient replica = client(pod(replicaName(0)));
-    // (RBAC and the policy take a moment to reach the API server's caches after kubectl apply.)
-    ApiException refused = await().atMost(Duration.ofSeconds(30)).until(() -> tryCreateService(replica, "before-lease"),
+    CoordinationV1Api leases = new CoordinationV1Api(cluster.adminClient());
+    // The fence is in force: with a Lease held by someone else, the replica's own pod-bound token is refused.
+    leases.createNamespacedLease(ns, new V1Lease().metadata(new V1ObjectMeta().name(chart.leaseName()))
+        .spec(new V1LeaseSpec().holderIdentity("someone-else"))).execute();
+    ApiException refused = await().atMost(Duration.ofSeconds(30)).until(() -> tryCreateService(replica, "someone-elses"),
         e -> e != null && e.getResponseBody().contains("ValidatingAdmissionPolicy"));
-    // The API server answers a binding it cannot configure with 422 (Invalid), not the policy's own reason.
-    System.out.println("fence: a write before the Lease exists: HTTP " + refused.getCode() + " " + refused.getResponseBody());
-    assertThat(refused.getCode()).isEqualTo(422);
-    assertThat(refused.getResponseBody()).contains("no params found for policy binding with `Deny` parameterNotFoundAction");
+    assertThat(refused.getCode()).isEqualTo(403);
+    assertThat(refused.getResponseBody()).contains("(holder: someone-else)");
+
+    // Without a Lease, the API server cannot judge the binding at all, and would refuse these writes by
+    // everyone with parameterNotFoundAction Deny (it looks for the parameter before the matchConditions).
+    leases.deleteNamespacedLease(chart.leaseName(), ns).execute();
+    await().atMost(Duration.ofSeconds(30)).until(() -> tryCreateService(replica, "no-lease") == null);
+    assertThat(tryCreateService(cluster.adminClient(), "admin-no-lease")).as("the admin's write without a Lease").isNull();
+    String elsewhere = ns + "-elsewhere";
+    ChartEndToEnd.createNamespace(cluster, elsewhere, Map.of());
+    try {
+      assertThat(tryCreateService(cluster.adminClient(), elsewhere, "elsewhere")).as("a write in another namespace").isNull();
+    } finally {
+      ChartEndToEnd.deleteNamespace(cluster, elsewhere);
+    }
   }
 
   @Test
@@ -329,6 +344,10 @@ class ServerSideFenceIT {
 
   /** Creates (and removes again) a Service as {@code client}; the refusal, or null when it was allowed. */
   private static ApiException tryCreateService(ApiClient client, String name) {
+    return tryCreateService(client, ns, name);
+  }
+
+  private static ApiException tryCreateService(ApiClient client, String ns, String name) {
     V1Service service = new V1Service().metadata(new V1ObjectMeta().name(name)).spec(new V1ServiceSpec()
         .selector(Map.of("app", name)).ports(List.of(new V1ServicePort().port(80))));
     try {
