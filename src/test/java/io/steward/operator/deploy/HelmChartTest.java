@@ -193,7 +193,7 @@ class HelmChartTest {
     Map<String, Object> policy = out.single("ValidatingAdmissionPolicy");
     assertThat(Manifests.name(policy)).isEqualTo("ops-steward-leader-fence");
     assertThat(map(policy, "spec", "paramKind")).isEqualTo(Map.of("apiVersion", "coordination.k8s.io/v1", "kind", "Lease"));
-    assertThat(value(policy, "spec", "failurePolicy")).isEqualTo("Fail");
+    assertThat(value(policy, "spec", "failurePolicy")).isEqualTo("Ignore");
     assertThat(list(policy, "spec", "matchConstraints", "resourceRules"))
         .extracting(r -> r.get("apiGroups") + " " + r.get("resources") + " " + r.get("operations"))
         .containsExactlyInAnyOrder("[steward.io] [webapps, webapps/status] [CREATE, UPDATE, DELETE]",
