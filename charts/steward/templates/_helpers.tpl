@@ -84,6 +84,23 @@ What Steward may do with the WebApps and their Deployments, Services and Events,
   verbs: [create, patch]
 {{- end }}
 
+{{/* What a WebApp's viewer may do: read WebApps, their status and their scale. */}}
+{{- define "steward.webAppReadRules" -}}
+- apiGroups: [steward.io]
+  resources: [webapps, webapps/status, webapps/scale]
+  verbs: [get, list, watch]
+{{- end }}
+
+{{/* What a WebApp's editor may do beyond reading: everything but writing the status, which is Steward's. */}}
+{{- define "steward.webAppWriteRules" -}}
+- apiGroups: [steward.io]
+  resources: [webapps]
+  verbs: [create, update, patch, delete, deletecollection]
+- apiGroups: [steward.io]
+  resources: [webapps/scale]
+  verbs: [update, patch]
+{{- end }}
+
 {{/* Cross-field checks that a JSON schema cannot phrase clearly. */}}
 {{- define "steward.validate" -}}
 {{- if and (gt (int .Values.replicaCount) 1) (not .Values.leaderElection.enabled) }}

@@ -47,7 +47,7 @@ class AdmissionPolicyChartTest {
   @Test
   void defaultsAllowEverythingTheCrdAllows() throws IOException {
     Manifests out = StewardChart.template("steward", NS, Map.of());
-    Map<String, Object> policy = out.single("ValidatingAdmissionPolicy");
+    Map<String, Object> policy = out.single("ValidatingAdmissionPolicy", "webapp-limits");
 
     assertThat(variables(policy)).containsEntry("allowedServiceTypes", "[\"ClusterIP\",\"NodePort\",\"LoadBalancer\"]")
         .containsEntry("maxReplicas", String.valueOf(crdMaxReplicas()));
@@ -63,7 +63,7 @@ class AdmissionPolicyChartTest {
         .anySatisfy(m -> assertThat(m).contains("'spec.replicas '", "is more than allowed here: at most"));
     assertThat(list(policy, "spec", "validations")).allSatisfy(v -> assertThat(v).containsEntry("reason", "Forbidden"));
 
-    Map<String, Object> binding = out.single("ValidatingAdmissionPolicyBinding");
+    Map<String, Object> binding = out.single("ValidatingAdmissionPolicyBinding", "webapp-limits");
     assertThat(Manifests.name(policy)).isEqualTo(POLICY);
     assertThat(map(binding, "spec")).isEqualTo(Map.of("policyName", POLICY, "validationActions", List.of("Deny")));
   }
@@ -72,16 +72,16 @@ class AdmissionPolicyChartTest {
   void valuesBecomeThePolicysVariables() {
     Manifests out = StewardChart.template("ops", NS,
         Map.of("admission", Map.of("serviceTypes", List.of("ClusterIP"), "maxReplicas", 3)));
-    Map<String, Object> policy = out.single("ValidatingAdmissionPolicy");
+    Map<String, Object> policy = out.single("ValidatingAdmissionPolicy", "webapp-limits");
     assertThat(Manifests.name(policy)).isEqualTo("ops-steward-webapp-limits");
     assertThat(variables(policy)).containsEntry("allowedServiceTypes", "[\"ClusterIP\"]").containsEntry("maxReplicas", "3");
-    assertThat(value(out.single("ValidatingAdmissionPolicyBinding"), "spec", "policyName")).isEqualTo("ops-steward-webapp-limits");
+    assertThat(value(out.single("ValidatingAdmissionPolicyBinding", "webapp-limits"), "spec", "policyName")).isEqualTo("ops-steward-webapp-limits");
   }
 
   @Test
   void watchNamespacesLimitsTheBindingToThem() {
     Manifests out = StewardChart.template("steward", NS, Map.of("watchNamespaces", List.of("team-a", "team-b")));
-    assertThat(value(out.single("ValidatingAdmissionPolicyBinding"), "spec", "matchResources", "namespaceSelector"))
+    assertThat(value(out.single("ValidatingAdmissionPolicyBinding", "webapp-limits"), "spec", "matchResources", "namespaceSelector"))
         .isEqualTo(Map.of("matchExpressions", List.of(Map.of("key", "kubernetes.io/metadata.name", "operator", "In",
             "values", List.of("team-a", "team-b")))));
   }
@@ -89,17 +89,17 @@ class AdmissionPolicyChartTest {
   @Test
   void canBeLeftOut() {
     Manifests out = StewardChart.template("steward", NS, Map.of("admission", Map.of("enabled", false)));
-    assertThat(out.ofKind("ValidatingAdmissionPolicy")).isEmpty();
-    assertThat(out.ofKind("ValidatingAdmissionPolicyBinding")).isEmpty();
+    assertThat(out.ofKind("ValidatingAdmissionPolicy")).noneMatch(p -> Manifests.name(p).contains("webapp-limits"));
+    assertThat(out.ofKind("ValidatingAdmissionPolicyBinding")).noneMatch(p -> Manifests.name(p).contains("webapp-limits"));
   }
 
   @Test
   void kustomizeInstallsTheSamePolicyAsTheChartsDefaults() {
     Manifests chart = StewardChart.template("steward", NS, Map.of());
     Manifests kustomize = Manifests.parse(Kubectl.kustomize(Path.of("config", "policy")).orFail("kubectl kustomize config/policy").stdout());
-    assertThat(map(kustomize.single("ValidatingAdmissionPolicy"), "spec"))
-        .isEqualTo(map(chart.single("ValidatingAdmissionPolicy"), "spec"));
-    assertThat(map(kustomize.single("ValidatingAdmissionPolicyBinding"), "spec"))
+    assertThat(map(kustomize.single("ValidatingAdmissionPolicy", "webapp-limits"), "spec"))
+        .isEqualTo(map(chart.single("ValidatingAdmissionPolicy", "webapp-limits"), "spec"));
+    assertThat(map(kustomize.single("ValidatingAdmissionPolicyBinding", "webapp-limits"), "spec"))
         .isEqualTo(Map.of("policyName", "webapp-limits", "validationActions", List.of("Deny")));
   }
 

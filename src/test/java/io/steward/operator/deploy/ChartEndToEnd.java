@@ -51,24 +51,25 @@ final class ChartEndToEnd {
    */
   void bringsAWebAppToReady(String podName, String watched, String unwatched) throws Exception {
     ServiceAccountAccess account = chart.serviceAccount(cluster);
-    Path dir = Path.of("target", "deploy-it", chart.namespace, "operator");
-    Path kubeconfig = account.writeKubeconfig(cluster, dir.resolve("kubeconfig"));
-    Map<String, String> env = new LinkedHashMap<>(chart.env(podName));
-    env.put("KUBECONFIG", kubeconfig.toAbsolutePath().toString());
-    // As in the container: JAVA_TOOL_OPTIONS from the chart, and the memory limit as all the RAM there is.
-    List<String> jvm = List.of("-XX:MaxRAM=" + chart.memoryLimitBytes());
+    Map<String, String> env = chart.env(podName);
 
     WebApps watchedApps = new WebApps(cluster.adminClient(), watched);
     if (unwatched != null) {
       new WebApps(cluster.adminClient(), unwatched).create("ignored", WebApps.spec("nginx:1.27", 1, 80));
     }
     Instant since = Instant.now().minusSeconds(1);
-    OperatorProcess operator = OperatorProcess.start("chart-" + dir.getFileName(), env, jvm, List.of(), dir.resolve("operator.log"));
+    // As in the container (JAVA_TOOL_OPTIONS from the chart, the memory limit as all the RAM), with a
+    // token bound to a pod of that name: the chart's fence lets only the Lease holder's pod write.
+    OperatorProcess operator = chart.startReplica(cluster, podName, List.of());
     try {
       awaitOrExplain(operator, START, "readiness probe " + chart.probePath("readinessProbe") + " answers 200",
           () -> operator.get(chart.probePath("readinessProbe")).code() == 200);
       assertThat(operator.get(chart.probePath("livenessProbe")).code()).isEqualTo(200);
 
+      // Leading first (the fence lets only the Lease holder's pod write, as the API server sees the Lease).
+      CoordinationV1Api leases = new CoordinationV1Api(cluster.adminClient());
+      awaitOrExplain(operator, START, podName + " holds the Lease", () -> podName.equals(
+          leases.readNamespacedLease(chart.leaseName(), chart.namespace).execute().getSpec().getHolderIdentity()));
       watchedApps.create("hello", WebApps.spec("nginx:1.27", 2, 80));
       awaitOrExplain(operator, CONVERGE, "WebApp " + watched + "/hello is Ready", () -> {
         WebApp webApp = watchedApps.get("hello");

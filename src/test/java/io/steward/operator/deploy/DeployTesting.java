@@ -31,21 +31,27 @@ final class DeployTesting {
         cluster.adminClient());
   }
 
-  /** Deletes the cluster-scoped RBAC objects among {@code manifests}; namespaced ones go with their namespace. */
+  /**
+   * Deletes the cluster-scoped objects among {@code manifests} (RBAC, the fence, flow control; not the
+   * CRD, which other tests share); namespaced ones go with their namespace.
+   */
   static void deleteClusterScoped(LocalCluster cluster, Manifests manifests) {
     if (manifests == null) {
       return;
     }
     for (Map<String, Object> object : manifests.objects()) {
-      String kind = (String) object.get("kind");
-      String plural = switch (kind) {
-        case "ClusterRole" -> "clusterroles";
-        case "ClusterRoleBinding" -> "clusterrolebindings";
+      String[] groupPlural = switch ((String) object.get("kind")) {
+        case "ClusterRole" -> new String[] {"rbac.authorization.k8s.io", "clusterroles"};
+        case "ClusterRoleBinding" -> new String[] {"rbac.authorization.k8s.io", "clusterrolebindings"};
+        case "ValidatingAdmissionPolicy" -> new String[] {"admissionregistration.k8s.io", "validatingadmissionpolicies"};
+        case "ValidatingAdmissionPolicyBinding" ->
+            new String[] {"admissionregistration.k8s.io", "validatingadmissionpolicybindings"};
+        case "FlowSchema" -> new String[] {"flowcontrol.apiserver.k8s.io", "flowschemas"};
+        case "PriorityLevelConfiguration" -> new String[] {"flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations"};
         default -> null;
       };
-      if (plural != null) {
-        new DynamicKubernetesApi("rbac.authorization.k8s.io", "v1", plural, cluster.adminClient())
-            .delete(Manifests.name(object));
+      if (groupPlural != null) {
+        new DynamicKubernetesApi(groupPlural[0], "v1", groupPlural[1], cluster.adminClient()).delete(Manifests.name(object));
       }
     }
   }

@@ -6,12 +6,15 @@ import static org.awaitility.Awaitility.await;
 
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.openapi.apis.AppsV1Api;
+import io.kubernetes.client.openapi.apis.CoordinationV1Api;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.apis.RbacAuthorizationV1Api;
 import io.kubernetes.client.openapi.models.RbacV1Subject;
 import io.kubernetes.client.openapi.models.V1ClusterRole;
 import io.kubernetes.client.openapi.models.V1Deployment;
+import io.kubernetes.client.openapi.models.V1Lease;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PolicyRule;
@@ -19,6 +22,7 @@ import io.kubernetes.client.openapi.models.V1Role;
 import io.kubernetes.client.openapi.models.V1RoleBinding;
 import io.kubernetes.client.openapi.models.V1RoleRef;
 import io.kubernetes.client.openapi.models.V1ServiceAccount;
+import io.kubernetes.client.util.PatchUtils;
 import io.steward.operator.deploy.ServiceAccountAccess.Request;
 import io.steward.operator.support.WebApps;
 import io.steward.operator.webapp.DeploymentResource;
@@ -48,6 +52,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 @LocalClusterTest(shape = LocalCluster.Shape.FULL)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class HelmChartIT {
+  private static final String END_TO_END_POD = "steward-7d9f8-e2e01";
   private static RenderedChart chart;
   private static Kubectl kubectl;
   private static String apps;
@@ -137,7 +142,7 @@ class HelmChartIT {
   @Order(4)
   void operatorJarRunningAsTheChartsServiceAccountBringsAWebAppToReady() throws Exception {
     // (The chart's own pods are kwok fakes that run nothing, so this process is the only candidate.)
-    new ChartEndToEnd(cluster, chart).bringsAWebAppToReady("steward-7d9f8-e2e01", apps, null);
+    new ChartEndToEnd(cluster, chart).bringsAWebAppToReady(END_TO_END_POD, apps, null);
   }
 
   @Test
@@ -147,7 +152,7 @@ class HelmChartIT {
     // blockOwnerDeletion (which Steward sets) needs update on webapps/finalizers. An account with all
     // of the chart's other rules is refused the very Deployment the chart's account may create.
     V1ClusterRole chartRole = cluster.adminClient().getJSON().getGson()
-        .fromJson(Manifests.json(chart.manifests.single("ClusterRole")), V1ClusterRole.class);
+        .fromJson(Manifests.json(HelmChartTest.managerRole(chart.manifests, "steward")), V1ClusterRole.class);
     List<V1PolicyRule> withoutFinalizers = chartRole.getRules().stream()
         .filter(rule -> !rule.getResources().contains("webapps/finalizers")).toList();
     assertThat(withoutFinalizers).hasSize(chartRole.getRules().size() - 1);
@@ -174,9 +179,16 @@ class HelmChartIT {
         .satisfies(e -> assertThat(((ApiException) e).getResponseBody())
             .contains("cannot set blockOwnerDeletion"));
 
+    // The chart's fence lets only the Lease holder's pod write: make the end-to-end test's pod the holder.
+    V1Pod holder = new CoreV1Api(cluster.adminClient()).readNamespacedPod(END_TO_END_POD, chart.namespace).execute();
+    PatchUtils.patch(V1Lease.class, () -> new CoordinationV1Api(cluster.adminClient()).patchNamespacedLease(
+        chart.leaseName(), chart.namespace, new V1Patch("{\"spec\":{\"holderIdentity\":\"" + END_TO_END_POD + "\"}}"))
+        .buildCall(null), V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH, cluster.adminClient());
     ApiClient chartAccount = LocalCluster.clientFor(chart.serviceAccount(cluster)
-        .writeKubeconfig(cluster, dir.resolve("chart-kubeconfig")), "chart-account");
-    V1Deployment created = new AppsV1Api(chartAccount).createNamespacedDeployment(apps, owned).execute();
+        .writeKubeconfig(cluster, dir.resolve("chart-kubeconfig"), holder), "chart-account");
+    // (The API server sees the new holder through its watch of the Lease, a moment after the patch.)
+    V1Deployment created = await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
+        .until(() -> new AppsV1Api(chartAccount).createNamespacedDeployment(apps, owned).execute(), d -> d != null);
     assertThat(created.getMetadata().getOwnerReferences()).isEqualTo(owned.getMetadata().getOwnerReferences());
   }
 }

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,9 +47,11 @@ class HelmChartTest {
 
     assertThat(out.kinds()).containsExactlyInAnyOrder("ServiceAccount", "ClusterRole", "ClusterRoleBinding",
         "Role", "RoleBinding", "Service", "Deployment", "PodDisruptionBudget",
-        "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding");
+        "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding", "FlowSchema", "PriorityLevelConfiguration", "ClusterRole", "ClusterRole",
+        "ClusterRole");
     // Cluster-wide: the manager rules, bound to the chart's ServiceAccount, and nothing more.
-    Map<String, Object> clusterRole = out.single("ClusterRole");
+    Map<String, Object> clusterRole = managerRole(out, "steward");
     assertThat(RbacRules.flatten(clusterRole)).containsExactlyInAnyOrderElementsOf(RbacRules.MANAGER);
     Map<String, Object> binding = out.single("ClusterRoleBinding");
     assertThat(map(binding, "roleRef")).containsEntry("kind", "ClusterRole")
@@ -121,7 +124,9 @@ class HelmChartTest {
   void watchNamespacesSwitchesToARoleAndBindingPerNamespaceAndTellsTheOperator() {
     Manifests out = StewardChart.template("steward", NS, Map.of("watchNamespaces", List.of("team-a", "team-b")));
 
-    assertThat(out.ofKind("ClusterRole")).isEmpty();
+    // Nothing cluster-wide for Steward: the only ClusterRoles are the aggregated ones for users.
+    assertThat(out.ofKind("ClusterRole")).extracting(Manifests::name)
+        .containsExactlyInAnyOrder("steward-webapp-viewer", "steward-webapp-editor", "steward-webapp-admin");
     assertThat(out.ofKind("ClusterRoleBinding")).isEmpty();
     for (String watched : List.of("team-a", "team-b")) {
       Map<String, Object> role = out.get("Role", watched, "steward-manager");
@@ -144,7 +149,7 @@ class HelmChartTest {
   void namesFollowTheReleaseAndTheLeaseNameCanBeSet() {
     Manifests out = StewardChart.template("ops", "operators", Map.of("leaderElection", Map.of("leaseName", "my-lease")));
     assertThat(Manifests.name(out.single("Deployment"))).isEqualTo("ops-steward");
-    assertThat(Manifests.name(out.single("ClusterRole"))).isEqualTo("ops-steward-manager");
+    assertThat(out.ofKind("ClusterRole")).extracting(Manifests::name).contains("ops-steward-manager");
     assertThat(RbacRules.flatten(out.single("Role"))).containsExactlyInAnyOrderElementsOf(RbacRules.leaderElection("my-lease"));
     Map<String, Object> container = single(list(out.single("Deployment"), "spec", "template", "spec", "containers"));
     assertThat(env(container)).containsEntry("STEWARD_LEADERELECTION_LEASENAME", "my-lease");
@@ -182,6 +187,130 @@ class HelmChartTest {
         .isEqualTo(chart.get("appVersion"));
   }
 
+  @Test
+  void fencePolicyLetsOnlyTheLeaseHoldersPodWriteAsStewardsServiceAccount() {
+    Manifests out = StewardChart.template("ops", "operators", Map.of("leaderElection", Map.of("leaseName", "my-lease"),
+        "serviceAccount", Map.of("name", "steward-sa")));
+    Map<String, Object> policy = out.single("ValidatingAdmissionPolicy", "leader-fence");
+    assertThat(Manifests.name(policy)).isEqualTo("ops-steward-leader-fence");
+    assertThat(map(policy, "spec", "paramKind")).isEqualTo(Map.of("apiVersion", "coordination.k8s.io/v1", "kind", "Lease"));
+    assertThat(value(policy, "spec", "failurePolicy")).isEqualTo("Ignore");
+    assertThat(list(policy, "spec", "matchConstraints", "resourceRules"))
+        .extracting(r -> r.get("apiGroups") + " " + r.get("resources") + " " + r.get("operations"))
+        .containsExactlyInAnyOrder("[steward.io] [webapps, webapps/status] [CREATE, UPDATE, DELETE]",
+            "[apps] [deployments] [CREATE, UPDATE, DELETE]", "[] [services] [CREATE, UPDATE, DELETE]");
+    // Only Steward's own ServiceAccount is judged; nobody else's writes are touched.
+    assertThat(list(policy, "spec", "matchConditions")).singleElement().satisfies(c -> assertThat(c.get("expression"))
+        .isEqualTo("request.userInfo.username.split(':') == ['system', 'serviceaccount', 'operators', 'steward-sa']"));
+    assertThat(list(policy, "spec", "validations")).singleElement().satisfies(v -> {
+      assertThat(v).containsEntry("reason", "Forbidden");
+      assertThat((String) v.get("expression")).contains("variables.pod == variables.holder");
+    });
+    assertThat(list(policy, "spec", "variables")).extracting(v -> (String) v.get("expression"))
+        .anySatisfy(e -> assertThat(e).contains("request.userInfo.extra['authentication.kubernetes.io/pod-name']"))
+        .anySatisfy(e -> assertThat(e).contains("params.spec.holderIdentity"));
+
+    Map<String, Object> binding = out.single("ValidatingAdmissionPolicyBinding", "leader-fence");
+    assertThat(value(binding, "spec", "policyName")).isEqualTo(Manifests.name(policy));
+    assertThat(value(binding, "spec", "validationActions")).isEqualTo(List.of("Deny"));
+    assertThat(map(binding, "spec", "paramRef")).isEqualTo(Map.of("name", "my-lease", "namespace", "operators",
+        "parameterNotFoundAction", "Allow"));
+    // The identity the policy compares with the Lease holder is the pod name, from the downward API.
+    Map<String, Object> container = single(list(out.single("Deployment"), "spec", "template", "spec", "containers"));
+    assertThat(env(container).get("POD_NAME")).isEqualTo(Map.of("fieldRef", Map.of("fieldPath", "metadata.name")));
+    assertThat(env(container)).doesNotContainKey("STEWARD_LEADERELECTION_IDENTITY");
+  }
+
+  @Test
+  void fenceAndLeaseFlowControlNeedLeaderElectionAndCanBeTurnedOff() {
+    Manifests single = StewardChart.template("steward", NS, Map.of("replicaCount", 1, "leaderElection", Map.of("enabled", false)));
+    assertThat(single.kinds()).doesNotContain("FlowSchema", "PriorityLevelConfiguration");
+    assertThat(single.where(o -> Manifests.name(o).contains("leader-fence"))).isEmpty();
+    Manifests off = StewardChart.template("steward", NS, Map.of("fencing", Map.of("enabled", false),
+        "flowControl", Map.of("enabled", false), "userRoles", Map.of("enabled", false)));
+    assertThat(off.kinds()).doesNotContain("FlowSchema", "PriorityLevelConfiguration");
+    assertThat(off.where(o -> Manifests.name(o).contains("leader-fence"))).isEmpty();
+    assertThat(off.ofKind("ClusterRole")).extracting(Manifests::name).containsExactly("steward-manager");
+  }
+
+  @Test
+  void leaseRequestsOfStewardsServiceAccountHaveAPriorityLevelOfTheirOwn() {
+    Manifests out = StewardChart.template("ops", "operators", Map.of("serviceAccount", Map.of("name", "steward-sa"),
+        "flowControl", Map.of("nominalConcurrencyShares", 7)));
+    Map<String, Object> level = out.single("PriorityLevelConfiguration");
+    assertThat(Manifests.name(level)).isEqualTo("ops-steward-leader-election");
+    assertThat(value(level, "spec", "type")).isEqualTo("Limited");
+    assertThat(value(level, "spec", "limited", "nominalConcurrencyShares")).isEqualTo(7);
+    assertThat(value(level, "spec", "limited", "lendablePercent")).isEqualTo(0);
+    assertThat(value(level, "spec", "limited", "limitResponse", "type")).isEqualTo("Queue");
+
+    Map<String, Object> schema = out.single("FlowSchema");
+    assertThat(value(schema, "spec", "priorityLevelConfiguration", "name")).isEqualTo(Manifests.name(level));
+    assertThat(value(schema, "spec", "matchingPrecedence")).isEqualTo(200);
+    assertThat(list(schema, "spec", "rules")).singleElement().satisfies(rule -> {
+      assertThat(list(rule, "subjects")).singleElement().isEqualTo(Map.of("kind", "ServiceAccount",
+          "serviceAccount", Map.of("name", "steward-sa", "namespace", "operators")));
+      assertThat(list(rule, "resourceRules")).singleElement().isEqualTo(Map.of("apiGroups", List.of("coordination.k8s.io"),
+          "resources", List.of("leases"), "verbs", List.of("get", "create", "update", "watch"),
+          "namespaces", List.of("operators")));
+      assertThat(rule).doesNotContainKey("nonResourceRules");
+    });
+  }
+
+  @Test
+  void userRolesAggregateIntoViewEditAndAdminAndLeaveTheStatusToSteward() {
+    Manifests out = StewardChart.template("steward", NS, Map.of());
+    Map<String, Set<String>> expected = Map.of(
+        "steward-webapp-viewer", Set.of("view"), "steward-webapp-editor", Set.of("edit"),
+        "steward-webapp-admin", Set.of("admin"));
+    Set<String> read = Set.of("steward.io/webapps get", "steward.io/webapps list", "steward.io/webapps watch",
+        "steward.io/webapps/status get", "steward.io/webapps/status list", "steward.io/webapps/status watch",
+        "steward.io/webapps/scale get", "steward.io/webapps/scale list", "steward.io/webapps/scale watch");
+    Set<String> write = Set.of("steward.io/webapps create", "steward.io/webapps update", "steward.io/webapps patch",
+        "steward.io/webapps delete", "steward.io/webapps deletecollection",
+        "steward.io/webapps/scale update", "steward.io/webapps/scale patch");
+    expected.forEach((name, aggregatesTo) -> {
+      Map<String, Object> role = out.get("ClusterRole", null, name);
+      Map<String, Object> labels = map(role, "metadata", "labels");
+      assertThat(labels.keySet().stream().filter(k -> k.startsWith("rbac.authorization.k8s.io/aggregate-to-"))
+          .map(k -> k.substring("rbac.authorization.k8s.io/aggregate-to-".length())).collect(Collectors.toSet()))
+          .as("aggregation labels of %s", name).isEqualTo(aggregatesTo);
+      assertThat(labels.get("rbac.authorization.k8s.io/aggregate-to-" + aggregatesTo.iterator().next())).isEqualTo("true");
+      Set<String> rules = RbacRules.flatten(role);
+      assertThat(rules).as(name).containsAll(read).noneMatch(p -> p.startsWith("steward.io/webapps/status ")
+          && !p.endsWith(" get") && !p.endsWith(" list") && !p.endsWith(" watch"));
+      if (name.endsWith("viewer")) {
+        assertThat(rules).as(name).isEqualTo(read);
+      } else {
+        assertThat(rules).as(name).isEqualTo(union(read, write));
+      }
+    });
+  }
+
+  static List<Map<String, Object>> valueCombinations() {
+    return List.of(
+        Map.of("fencing", Map.of("enabled", false)),
+        Map.of("flowControl", Map.of("enabled", false)),
+        Map.of("userRoles", Map.of("enabled", false)),
+        Map.of("replicaCount", 1, "leaderElection", Map.of("enabled", false, "leaseName", "", "leaseDuration", "15s",
+            "renewDeadline", "10s", "retryPeriod", "2s")),
+        Map.of("flowControl", Map.of("enabled", true, "nominalConcurrencyShares", 20, "matchingPrecedence", 500)));
+  }
+
+  @ParameterizedTest
+  @MethodSource("valueCombinations")
+  void lintsCleanForEachNewValue(Map<String, Object> values) {
+    LintResult result = StewardChart.lint(values);
+    assertThat(result.isFailed()).as("helm lint --strict with %s: %s", values, result.getMessages()).isFalse();
+    assertThat(result.getMessages()).allSatisfy(m -> assertThat(m).startsWith("[INFO]"));
+  }
+
+  private static Set<String> union(Set<String> a, Set<String> b) {
+    Set<String> all = new java.util.TreeSet<>(a);
+    all.addAll(b);
+    return all;
+  }
+
   static List<Arguments> badValues() {
     return List.of(
         Arguments.of(Map.of("replicaCount", 0), List.of("/replicaCount", "minimum: got 0, want 1")),
@@ -194,7 +323,11 @@ class HelmChartTest {
         Arguments.of(Map.of("jvm", Map.of("maxRAMPercentage", 95)), List.of("/jvm/maxRAMPercentage", "maximum: got 95, want 80")),
         Arguments.of(Map.of("resources", Map.of("limits", Map.of("memory", "lots"))), List.of("/resources/limits/memory", "does not match pattern")),
         Arguments.of(Map.of("replicas", 3), List.of("additional properties 'replicas' not allowed")),
-        Arguments.of(Map.of("serviceAccount", Map.of("tokenExpirationSeconds", 60)), List.of("/serviceAccount/tokenExpirationSeconds", "minimum: got 60, want 600")));
+        Arguments.of(Map.of("serviceAccount", Map.of("tokenExpirationSeconds", 60)), List.of("/serviceAccount/tokenExpirationSeconds", "minimum: got 60, want 600")),
+        Arguments.of(Map.of("fencing", Map.of("enabled", "yes")), List.of("/fencing/enabled", "got string, want boolean")),
+        Arguments.of(Map.of("flowControl", Map.of("nominalConcurrencyShares", 0)), List.of("/flowControl/nominalConcurrencyShares", "minimum: got 0, want 1")),
+        Arguments.of(Map.of("flowControl", Map.of("matchingPrecedence", 1)), List.of("/flowControl/matchingPrecedence", "minimum: got 1, want 2")),
+        Arguments.of(Map.of("userRoles", Map.of("create", true)), List.of("/userRoles", "additional properties 'create' not allowed")));
   }
 
   @ParameterizedTest
@@ -224,7 +357,7 @@ class HelmChartTest {
     Manifests chart = StewardChart.template("steward", NS, Map.of());
     Map<String, Object> kustomizeRole = new Yaml().load(Files.readString(Path.of("config", "rbac", "role.yaml")));
     Map<String, Object> kustomizeLeaseRole = new Yaml().load(Files.readString(Path.of("config", "rbac", "leader_election_role.yaml")));
-    assertThat(RbacRules.flatten(kustomizeRole)).isEqualTo(RbacRules.flatten(chart.single("ClusterRole")));
+    assertThat(RbacRules.flatten(kustomizeRole)).isEqualTo(RbacRules.flatten(managerRole(chart, "steward")));
     // Same rules; the kustomize install uses the operator's default Lease name.
     assertThat(RbacRules.flatten(kustomizeLeaseRole)).containsExactlyInAnyOrderElementsOf(RbacRules.leaderElection("steward-leader"));
   }
@@ -235,6 +368,11 @@ class HelmChartTest {
           .noneMatch(p -> p.contains("*"))
           .noneMatch(p -> p.startsWith("/secrets") || p.startsWith("/pods") || p.startsWith("/configmaps"));
     }
+  }
+
+  /** The ClusterRole that Steward's ServiceAccount is bound to (the others are for users). */
+  static Map<String, Object> managerRole(Manifests out, String fullname) {
+    return out.get("ClusterRole", null, fullname + "-manager");
   }
 
   private static String image(Manifests out) {

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -49,13 +50,16 @@ class KustomizeIT {
     ns = namespace.name();
     Path dir = Path.of("target", "deploy-it", ns, "kustomize").toAbsolutePath();
     Files.createDirectories(dir);
-    Files.writeString(dir.resolve("kustomization.yaml"), """
-        # An overlay of config/default, as a user would write one: another namespace, unique names.
-        namespace: %s
-        nameSuffix: -%s
-        resources:
-          - %s
-        """.formatted(ns, ns, dir.relativize(DEFAULT.toAbsolutePath())));
+    // An overlay of config/default, as a user would write one: another namespace, unique names, and
+    // (as the README says) config/default's replacements repeated, so the fence and the FlowSchema
+    // name the renamed ServiceAccount.
+    Map<String, Object> base = new Yaml().load(Files.readString(DEFAULT.resolve("kustomization.yaml")));
+    Map<String, Object> kustomization = new LinkedHashMap<>();
+    kustomization.put("namespace", ns);
+    kustomization.put("nameSuffix", "-" + ns);
+    kustomization.put("resources", List.of(dir.relativize(DEFAULT.toAbsolutePath()).toString()));
+    kustomization.put("replacements", base.get("replacements"));
+    Files.writeString(dir.resolve("kustomization.yaml"), new Yaml().dump(kustomization));
     Kubectl.Result rendered = Kubectl.kustomize(dir).orFail("kubectl kustomize of the overlay");
     overlay = Manifests.parse(rendered.stdout());
     overlayFile = dir.resolve("rendered.yaml");
@@ -76,7 +80,9 @@ class KustomizeIT {
 
     assertThat(out.kinds()).containsExactlyInAnyOrder("Namespace", "CustomResourceDefinition", "ServiceAccount",
         "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Service", "Deployment", "PodDisruptionBudget",
-        "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding");
+        "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding", "FlowSchema", "PriorityLevelConfiguration", "ClusterRole", "ClusterRole",
+        "ClusterRole");
     assertThat(Manifests.name(out.single("Namespace"))).isEqualTo("steward-system");
     assertThat(map(out.single("Namespace"), "metadata", "labels"))
         .containsEntry("pod-security.kubernetes.io/enforce", "restricted");
@@ -88,7 +94,8 @@ class KustomizeIT {
     assertThat(crd.get("spec")).isEqualTo(file.get("spec"));
     assertThat(Manifests.name(crd)).isEqualTo("webapps.steward.io");
 
-    assertThat(RbacRules.flatten(out.single("ClusterRole"))).containsExactlyInAnyOrderElementsOf(RbacRules.MANAGER);
+    assertThat(RbacRules.flatten(out.get("ClusterRole", null, "steward-manager-role")))
+        .containsExactlyInAnyOrderElementsOf(RbacRules.MANAGER);
     assertThat(RbacRules.flatten(out.single("Role"))).containsExactlyInAnyOrderElementsOf(RbacRules.leaderElection("steward-leader"));
     Map<String, String> subject = Map.of("kind", "ServiceAccount", "name", "steward-controller-manager",
         "namespace", "steward-system");
@@ -107,6 +114,38 @@ class KustomizeIT {
     assertThat(HelmChartTest.env(container)).containsKeys("POD_NAME", "POD_NAMESPACE", "JAVA_TOOL_OPTIONS");
     assertThat(Manifests.value(container, "readinessProbe", "httpGet", "path")).isEqualTo("/actuator/health/readiness");
     assertThat(Manifests.value(container, "livenessProbe", "httpGet", "path")).isEqualTo("/actuator/health/liveness");
+  }
+
+  @Test
+  @Order(1)
+  void fenceFlowControlAndUserRolesAreTheChartsForTheSameNames() {
+    Manifests out = Manifests.parse(Kubectl.kustomize(DEFAULT).orFail("kubectl kustomize config/default").stdout());
+    // The chart released as "steward" in steward-system, with the kustomize install's ServiceAccount name.
+    Manifests chart = StewardChart.template("steward", "steward-system",
+        Map.of("serviceAccount", Map.of("name", "steward-controller-manager")));
+    for (String kind : List.of("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "FlowSchema",
+        "PriorityLevelConfiguration")) {
+      Map<String, Object> mine = out.single(kind);
+      Map<String, Object> charts = chart.single(kind);
+      assertThat(Manifests.name(mine)).as("name of the %s", kind).isEqualTo(Manifests.name(charts));
+      assertThat(mine.get("spec")).as("spec of the %s", kind).isEqualTo(charts.get("spec"));
+    }
+    for (String role : List.of("steward-webapp-viewer", "steward-webapp-editor", "steward-webapp-admin")) {
+      Map<String, Object> mine = out.get("ClusterRole", null, role);
+      Map<String, Object> charts = chart.get("ClusterRole", null, role);
+      assertThat(RbacRules.flatten(mine)).as(role).isEqualTo(RbacRules.flatten(charts));
+      assertThat(map(mine, "metadata", "labels")).as(role).containsAllEntriesOf(map(charts, "metadata", "labels")
+          .entrySet().stream().filter(e -> e.getKey().startsWith("rbac.authorization.k8s.io/"))
+          .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+    }
+    // The overlay's replacements follow its namespace and suffix.
+    assertThat(Manifests.value(overlay.single("ValidatingAdmissionPolicy", "leader-fence"), "spec", "matchConditions", 0, "expression"))
+        .isEqualTo("request.userInfo.username.split(':') == ['system', 'serviceaccount', '%s', 'steward-controller-manager-%s']"
+            .formatted(ns, ns));
+    assertThat(Manifests.value(overlay.single("ValidatingAdmissionPolicyBinding", "leader-fence"), "spec", "paramRef", "namespace"))
+        .isEqualTo(ns);
+    assertThat(Manifests.value(overlay.single("FlowSchema"), "spec", "rules", 0, "subjects", 0, "serviceAccount"))
+        .isEqualTo(Map.of("name", "steward-controller-manager-" + ns, "namespace", ns));
   }
 
   @Test

@@ -36,9 +36,15 @@ public record Manifests(String text, List<Map<String, Object>> objects) {
 
   /** The one object of this kind, failing when there is none or several. */
   public Map<String, Object> single(String kind) {
-    List<Map<String, Object>> found = ofKind(kind);
+    return single(kind, "");
+  }
+
+  /** The one object of this kind whose name contains {@code nameContains} (several kinds share a chart). */
+  public Map<String, Object> single(String kind, String nameContains) {
+    List<Map<String, Object>> found = ofKind(kind).stream().filter(o -> name(o).contains(nameContains)).toList();
     if (found.size() != 1) {
-      throw new AssertionError("expected exactly one " + kind + " but found " + found.size() + " in:\n" + text);
+      throw new AssertionError("expected exactly one " + kind + " named *" + nameContains + "* but found "
+          + found.size() + " in:\n" + text);
     }
     return found.get(0);
   }

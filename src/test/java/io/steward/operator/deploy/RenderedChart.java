@@ -4,13 +4,25 @@ import static io.steward.operator.deploy.Manifests.list;
 import static io.steward.operator.deploy.Manifests.map;
 
 import io.kubernetes.client.custom.Quantity;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.models.V1Pod;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
+import io.steward.operator.support.Crds;
+import io.steward.operator.support.OperatorProcess;
 import io.steward.testing.cluster.LocalCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.yaml.snakeyaml.Yaml;
 
 /**
  * The chart rendered for one release (helm template), written to a file under target/ so that
@@ -56,6 +68,77 @@ final class RenderedChart {
 
   ServiceAccountAccess serviceAccount(LocalCluster cluster) {
     return new ServiceAccountAccess(cluster.adminClient(), namespace, serviceAccountName());
+  }
+
+  /**
+   * Creates a Pod object named {@code podName} from the Deployment's pod template, as the ReplicaSet
+   * would (but with a label of its own, so that no ReplicaSet adopts and deletes it): something to
+   * bind a replica's token to (the existing one when there is one). On the local cluster kwok "runs"
+   * it; the operator itself runs outside.
+   */
+  V1Pod createPod(LocalCluster cluster, String podName) {
+    Map<String, Object> pod = new LinkedHashMap<>();
+    pod.put("apiVersion", "v1");
+    pod.put("kind", "Pod");
+    pod.put("metadata", Map.of("name", podName, "namespace", namespace, "labels", Map.of("steward.io/test-replica", podName)));
+    pod.put("spec", map(deployment(), "spec", "template", "spec"));
+    ApiClient admin = cluster.adminClient();
+    // As plain JSON: client-java's V1Pod would add fields the template does not set (an empty overhead).
+    var created = new DynamicKubernetesApi("", "v1", "pods", admin).create(new DynamicKubernetesObject(Manifests.json(pod)));
+    if (!created.isSuccess() && created.getHttpStatusCode() != 409) {
+      throw new IllegalStateException("creating pod " + namespace + "/" + podName + ": HTTP "
+          + created.getHttpStatusCode() + " " + created.getStatus());
+    }
+    return existingPod(admin, podName);
+  }
+
+  /**
+   * Installs the CRD, then the chart for release "steward" in {@code namespace} with short lease
+   * settings (lease 6 s, renew deadline 4 s, retry 1 s), all but its Deployment, metrics Service,
+   * PodDisruptionBudget and the kinds in {@code alsoSkipped}: the replicas run here instead
+   * ({@link #startReplica}).
+   */
+  static RenderedChart installWithoutItsDeployment(LocalCluster cluster, String namespace, Set<String> alsoSkipped) {
+    Crds.installWebAppCrd(cluster.adminClient());
+    RenderedChart chart = render("steward", namespace, Map.of("leaderElection",
+        Map.of("leaseDuration", "6s", "renewDeadline", "4s", "retryPeriod", "1s")));
+    Set<String> skipped = new HashSet<>(Set.of("Deployment", "Service", "PodDisruptionBudget"));
+    skipped.addAll(alsoSkipped);
+    chart.applyExcept(cluster, skipped);
+    return chart;
+  }
+
+  /** `kubectl apply` of what the chart renders but the objects of the kinds in {@code skipped}. */
+  void applyExcept(LocalCluster cluster, Set<String> skipped) {
+    Path part = file.resolveSibling(release + "-applied.yaml");
+    try {
+      Files.writeString(part, new Yaml().dumpAll(manifests.where(o -> !skipped.contains((String) o.get("kind"))).iterator()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    new Kubectl(cluster.kubeconfig()).apply(part).orFail("kubectl apply of the chart without " + skipped);
+  }
+
+  /**
+   * The built jar run as pod {@code podName} of this chart: the container's environment (identity =
+   * pod name), a token bound to a Pod object of that name (created here), as the pod's projected
+   * token is, and the container's memory limit as all the RAM there is.
+   */
+  OperatorProcess startReplica(LocalCluster cluster, String podName, List<String> args) {
+    Path dir = Path.of("target", "deploy-it", namespace, podName);
+    Map<String, String> env = new LinkedHashMap<>(env(podName));
+    env.put("KUBECONFIG", serviceAccount(cluster).writeKubeconfig(cluster, dir.resolve("kubeconfig"),
+        createPod(cluster, podName)).toAbsolutePath().toString());
+    return OperatorProcess.start(podName, env, List.of("-XX:MaxRAM=" + memoryLimitBytes()), args,
+        dir.resolve("operator.log"));
+  }
+
+  private V1Pod existingPod(ApiClient admin, String podName) {
+    try {
+      return new CoreV1Api(admin).readNamespacedPod(podName, namespace).execute();
+    } catch (ApiException e) {
+      throw new IllegalStateException("reading pod " + namespace + "/" + podName + ": HTTP " + e.getCode(), e);
+    }
   }
 
   String probePath(String probe) {

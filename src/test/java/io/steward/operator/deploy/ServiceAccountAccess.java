@@ -5,6 +5,8 @@ import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.AuthorizationV1Api;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.models.AuthenticationV1TokenRequest;
+import io.kubernetes.client.openapi.models.V1BoundObjectReference;
+import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1ResourceAttributes;
 import io.kubernetes.client.openapi.models.V1SubjectAccessReview;
 import io.kubernetes.client.openapi.models.V1SubjectAccessReviewSpec;
@@ -58,15 +60,19 @@ final class ServiceAccountAccess {
 
   /** Whether the API server's authorizer allows the request for this ServiceAccount, with its groups. */
   boolean allows(Request request) {
+    return allows(admin, userName(),
+        List.of("system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"), request);
+  }
+
+  /** Whether the API server's authorizer allows the request for {@code user} in {@code groups}. */
+  static boolean allows(ApiClient admin, String user, List<String> groups, Request request) {
     V1ResourceAttributes attributes = new V1ResourceAttributes().verb(request.verb()).group(request.group())
         .resource(request.resource()).subresource(request.subresource()).name(request.name());
     if (!request.namespace().isEmpty()) {
       attributes.namespace(request.namespace());
     }
     V1SubjectAccessReview review = new V1SubjectAccessReview().spec(new V1SubjectAccessReviewSpec()
-        .user(userName())
-        .groups(List.of("system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"))
-        .resourceAttributes(attributes));
+        .user(user).groups(groups).resourceAttributes(attributes));
     try {
       V1SubjectAccessReviewStatus status = new AuthorizationV1Api(admin).createSubjectAccessReview(review).execute()
           .getStatus();
@@ -81,9 +87,23 @@ final class ServiceAccountAccess {
    * like the projected token the chart mounts into the operator pod.
    */
   Path writeKubeconfig(LocalCluster cluster, Path file) {
+    return writeKubeconfig(cluster, file, null);
+  }
+
+  /**
+   * The same with a token bound to {@code pod} (null: to no object), as the kubelet gets for the
+   * projected token of a pod: the API server then knows the request's pod
+   * ({@code authentication.kubernetes.io/pod-name} in the user's extra), and the token dies with the pod.
+   */
+  Path writeKubeconfig(LocalCluster cluster, Path file, V1Pod pod) {
     try {
+      V1TokenRequestSpec spec = new V1TokenRequestSpec().expirationSeconds(3600L);
+      if (pod != null) {
+        spec.boundObjectRef(new V1BoundObjectReference().apiVersion("v1").kind("Pod")
+            .name(pod.getMetadata().getName()).uid(pod.getMetadata().getUid()));
+      }
       AuthenticationV1TokenRequest token = new CoreV1Api(admin).createNamespacedServiceAccountToken(name, namespace,
-          new AuthenticationV1TokenRequest().spec(new V1TokenRequestSpec().expirationSeconds(3600L))).execute();
+          new AuthenticationV1TokenRequest().spec(spec)).execute();
       String ca = Base64.getEncoder().encodeToString(Files.readAllBytes(cluster.caCertificate()));
       String kubeconfig = """
           apiVersion: v1

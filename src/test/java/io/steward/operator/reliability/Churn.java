@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * as fast as {@code pause} allows, until stopped or until {@code limit} changes. Bounded in count
  * and time; failures while the API server is away are counted, not fatal.
  */
-final class Churn implements AutoCloseable {
+public final class Churn implements AutoCloseable {
   private final WebApps webApps;
   private final List<String> names;
   private final Duration pause;
@@ -23,7 +23,7 @@ final class Churn implements AutoCloseable {
   private final AtomicInteger failures = new AtomicInteger();
   private final Thread thread;
 
-  Churn(WebApps webApps, List<String> names, Duration pause, int limit, long seed) {
+  public Churn(WebApps webApps, List<String> names, Duration pause, int limit, long seed) {
     this.webApps = webApps;
     this.names = names;
     this.pause = pause;
@@ -54,11 +54,11 @@ final class Churn implements AutoCloseable {
     }
   }
 
-  int changes() {
+  public int changes() {
     return changes.get();
   }
 
-  int failures() {
+  public int failures() {
     return failures.get();
   }
 

@@ -54,7 +54,11 @@ public final class LocalCluster implements AutoCloseable {
   private static final String MASTERS = "system:masters";
   private static final List<String> CONTROLLERS = List.of("deployment-controller", "replicaset-controller",
       "garbage-collector-controller", "namespace-controller", "serviceaccount-controller",
-      "serviceaccount-token-controller", "root-ca-certificate-publisher-controller");
+      "serviceaccount-token-controller", "root-ca-certificate-publisher-controller",
+      // Fills the default view/edit/admin roles from the ClusterRoles labelled aggregate-to-*.
+      "clusterrole-aggregation-controller",
+      // Type-checks ValidatingAdmissionPolicies against their resources' and parameters' schemas (status).
+      "validatingadmissionpolicy-status-controller");
 
   private final Path dir;
   private final Path binary;

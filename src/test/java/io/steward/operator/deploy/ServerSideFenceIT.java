@@ -1,0 +1,382 @@
+package io.steward.operator.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.gson.JsonObject;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.apis.AppsV1Api;
+import io.kubernetes.client.openapi.apis.CoordinationV1Api;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.models.CoreV1Event;
+import io.kubernetes.client.openapi.models.V1Lease;
+import io.kubernetes.client.openapi.models.V1LeaseSpec;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.openapi.models.V1ObjectReference;
+import io.kubernetes.client.openapi.models.V1Pod;
+import io.kubernetes.client.openapi.models.V1Service;
+import io.kubernetes.client.openapi.models.V1ServicePort;
+import io.kubernetes.client.openapi.models.V1ServiceSpec;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
+import io.steward.operator.reliability.Churn;
+import io.steward.operator.support.Convergence;
+import io.steward.operator.support.OperatorProcess;
+import io.steward.operator.support.WebApps;
+import io.steward.testing.cluster.AuditLog;
+import io.steward.testing.cluster.LocalCluster;
+import io.steward.testing.cluster.LocalClusterTest;
+import io.steward.testing.cluster.TestNamespace;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * The chart's server-side fence (a ValidatingAdmissionPolicy with the leader Lease as its parameter)
+ * on the real API server: the chart's ServiceAccount, RBAC and fence are installed; each replica is
+ * the built jar in its own JVM, authenticated by a TokenRequest token bound to a Pod object of its
+ * name, as a pod's projected token is, with the chart's environment (identity = pod name) and short
+ * lease settings. The leader is paused with SIGSTOP for longer than the lease while WebApps keep
+ * changing, the standby takes over, and the old leader is resumed. With the operator's own guard
+ * switched off, the API server's audit log must show every write the old leader sent after the new
+ * leader's first Lease write refused, none stored.
+ *
+ * <p>{@code -Dsteward.fence.withoutPolicy=true} installs everything but the fence: the same test
+ * then fails, listing the late writes the API server stored.
+ */
+@LocalClusterTest(shape = LocalCluster.Shape.FULL)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ServerSideFenceIT {
+  private static final boolean WITHOUT_POLICY = Boolean.getBoolean("steward.fence.withoutPolicy");
+  private static final boolean FULL = "full".equals(System.getProperty("steward.reliability"));
+  private static final Duration LEASE = Duration.ofSeconds(6);
+  private static final Set<String> FENCED = Set.of("webapps", "deployments", "services");
+  private static final String POLICY_MESSAGE = "does not hold the leader Lease";
+  /** How long the API server may take to see a new Lease holder (its parameter informer's watch). */
+  private static final Duration PROPAGATION = Duration.ofSeconds(1);
+
+  private static LocalCluster cluster;
+  private static RenderedChart chart;
+  private static String ns;
+  private static final List<OperatorProcess> replicas = new ArrayList<>();
+  private static final Map<String, V1Pod> pods = new LinkedHashMap<>();
+  private static int nextReplica;
+
+  @BeforeAll
+  static void installChartWithoutItsDeployment(LocalCluster localCluster, TestNamespace namespace) throws Exception {
+    cluster = localCluster;
+    ns = namespace.name();
+    // The ServiceAccount, RBAC and fence as the chart installs them; the replicas run here instead of its Deployment.
+    chart = RenderedChart.installWithoutItsDeployment(cluster, ns, WITHOUT_POLICY
+        ? Set.of("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding") : Set.of());
+  }
+
+  @AfterAll
+  static void cleanUp() {
+    replicas.forEach(OperatorProcess::close);
+    if (cluster != null && chart != null) {
+      DeployTesting.deleteClusterScoped(cluster, chart.manifests);
+    }
+  }
+
+  @Test
+  @Order(1)
+  void policyTypeChecksWithoutWarnings() {
+    if (WITHOUT_POLICY) {
+      return;
+    }
+    DynamicKubernetesApi policies = new DynamicKubernetesApi("admissionregistration.k8s.io", "v1",
+        "validatingadmissionpolicies", cluster.adminClient());
+    String name = Manifests.name(chart.manifests.single("ValidatingAdmissionPolicy", "leader-fence"));
+    JsonObject status = await().atMost(Duration.ofSeconds(30)).until(() -> {
+      JsonObject raw = policies.get(name).throwsApiException().getObject().getRaw();
+      return raw.has("status") && raw.getAsJsonObject("status").has("typeChecking") ? raw.getAsJsonObject("status") : null;
+    }, s -> s != null);
+    JsonObject typeChecking = status.getAsJsonObject("typeChecking");
+    assertThat(typeChecking.has("expressionWarnings") ? typeChecking.getAsJsonArray("expressionWarnings").toString() : "")
+        .as("type-checking warnings of %s against the Lease schema", name).isEmpty();
+  }
+
+  @Test
+  @Order(2)
+  void withoutALeaseTheFenceStandsAsideForEveryone() throws Exception {
+    if (WITHOUT_POLICY) {
+      return;
+    }
+    ApiClient replica = client(pod(replicaName(0)));
+    CoordinationV1Api leases = new CoordinationV1Api(cluster.adminClient());
+    // The fence is in force: with a Lease held by someone else, the replica's own pod-bound token is refused.
+    leases.createNamespacedLease(ns, new V1Lease().metadata(new V1ObjectMeta().name(chart.leaseName()))
+        .spec(new V1LeaseSpec().holderIdentity("someone-else"))).execute();
+    ApiException refused = await().atMost(Duration.ofSeconds(30)).until(() -> tryCreateService(replica, "someone-elses"),
+        e -> e != null && e.getResponseBody().contains("ValidatingAdmissionPolicy"));
+    assertThat(refused.getCode()).isEqualTo(403);
+    assertThat(refused.getResponseBody()).contains("(holder: someone-else)");
+
+    // Without a Lease, the API server cannot judge the binding at all, and would refuse these writes by
+    // everyone with parameterNotFoundAction Deny (it looks for the parameter before the matchConditions).
+    leases.deleteNamespacedLease(chart.leaseName(), ns).execute();
+    await().atMost(Duration.ofSeconds(30)).until(() -> tryCreateService(replica, "no-lease") == null);
+    assertThat(tryCreateService(cluster.adminClient(), "admin-no-lease")).as("the admin's write without a Lease").isNull();
+    String elsewhere = ns + "-elsewhere";
+    ChartEndToEnd.createNamespace(cluster, elsewhere, Map.of());
+    try {
+      assertThat(tryCreateService(cluster.adminClient(), elsewhere, "elsewhere")).as("a write in another namespace").isNull();
+    } finally {
+      ChartEndToEnd.deleteNamespace(cluster, elsewhere);
+    }
+  }
+
+  @Test
+  @Order(3)
+  void aPausedLeadersLateWritesAreAllRefusedByTheApiServer() throws Exception {
+    WebApps webApps = new WebApps(cluster.adminClient(), ns);
+    startReplica();
+    startReplica();
+    await().atMost(ChartEndToEnd.START).until(() -> replicas.stream().allMatch(OperatorProcess::isReady));
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      names.add("fenced-" + i);
+      webApps.create("fenced-" + i, WebApps.spec("nginx:1.27", 1, 80));
+    }
+    AppsV1Api apps = new AppsV1Api(cluster.adminClient());
+    Convergence.await(webApps, apps, ns, Set.of(), ChartEndToEnd.CONVERGE);
+
+    int trials = FULL ? 10 : 1;
+    List<Trial> results = new ArrayList<>();
+    try (Churn churn = new Churn(webApps, names, Duration.ofMillis(50), 1_000_000, 13)) {
+      // An inconclusive trial (nothing the old leader sent late reached admission) is repeated, a bounded number of times.
+      for (int t = 0; results.size() < trials || results.stream().noneMatch(Trial::conclusive); t++) {
+        assertThat(t).as("trials in which no late write of the paused leader reached admission").isLessThan(trials + 3);
+        results.add(pauseTheLeader());
+        startReplica();
+        await().atMost(ChartEndToEnd.START).until(() -> replicas.stream().filter(OperatorProcess::isRunning)
+            .allMatch(OperatorProcess::isReady));
+      }
+    }
+    Duration converged = Convergence.await(webApps, apps, ns, Set.of(), ChartEndToEnd.CONVERGE);
+
+    for (Trial trial : results) {
+      System.out.printf("fence trial: paused %s for %d ms; %s took over after %d ms; SIGCONT to exit %s ms; "
+              + "late writes by the old leader: %d sent, %d stored, %d refused by the fence, %d refused otherwise (%s)%n",
+          trial.paused, trial.pauseMillis, trial.successor, trial.takeoverMillis,
+          trial.exitMillis < 0 ? "(still running)" : Long.toString(trial.exitMillis), trial.late.size(),
+          trial.stored().size(), trial.fenced().size(), trial.late.size() - trial.stored().size() - trial.fenced().size(),
+          trial.late.stream().filter(e -> e.code() != 403).map(e -> Integer.toString(e.code()))
+              .collect(Collectors.groupingBy(c -> c, Collectors.counting())));
+    }
+    System.out.printf("fence: all WebApps converged %d ms after the last trial%n", converged.toMillis());
+    for (Trial trial : results) {
+      assertThat(trial.stored()).as("writes by %s that the API server stored after %s's first Lease write",
+          trial.paused, trial.successor).isEmpty();
+      assertThat(trial.fenced()).as("the fence's refusals name the holder").allSatisfy(e ->
+          assertThat(e.message()).contains("Steward pod " + trial.paused.substring("steward/".length()))
+              .contains("holder: " + trial.successor.substring("steward/".length())));
+    }
+    assertThat(results).as("trials in which a write the paused leader sent after losing the Lease reached admission")
+        .anyMatch(Trial::conclusive);
+    // The legitimate leaders were never refused by the fence, beyond the moment the API server needs to see them lead.
+    System.out.printf("fence: refusals of a replica in its own term: %d in all, %d later than %d ms into the term%n",
+        refusalsOfLeaders(Duration.ZERO).size(), refusalsOfLeaders(PROPAGATION).size(), PROPAGATION.toMillis());
+    assertThat(refusalsOfLeaders(PROPAGATION)).as("the fence's refusals of a replica that held the Lease").isEmpty();
+  }
+
+  @Test
+  @Order(4)
+  void aTokenBoundToNoPodOrToAnotherPodMayNotWriteButEventsAreNotFenced() throws Exception {
+    if (WITHOUT_POLICY) {
+      return;
+    }
+    String holder = holder();
+    assertThat(holder).as("a replica leads after the pause test").isNotEmpty();
+    V1Pod other = pods.values().stream().filter(p -> !p.getMetadata().getName().equals(holder)).findFirst().orElseThrow();
+
+    ApiClient unbound = client(null);
+    ApiException noPod = tryCreateService(unbound, "unbound");
+    assertThat(noPod).as("a write with a token bound to no pod").isNotNull();
+    assertThat(noPod.getCode()).isEqualTo(403);
+    assertThat(noPod.getResponseBody()).contains("only with a service-account token bound to its pod")
+        .contains("authentication.kubernetes.io/pod-name");
+
+    ApiException notHolder = tryCreateService(client(other), "not-holder");
+    assertThat(notHolder).as("a write by a pod that does not hold the Lease").isNotNull();
+    assertThat(notHolder.getCode()).isEqualTo(403);
+    assertThat(notHolder.getResponseBody()).contains("Steward pod " + other.getMetadata().getName() + " may not write services "
+        + ns + "/not-holder: it does not hold the leader Lease " + ns + "/" + chart.leaseName() + " (holder: " + holder + ")");
+
+    // The holder's own token may; Events are a record, not state, and anyone with the RBAC may send them.
+    assertThat(tryCreateService(client(pods.get(holder)), "holder")).as("a write by the holder's pod").isNull();
+    CoreV1Event event = new CoreV1Event().metadata(new V1ObjectMeta().generateName("fence-").namespace(ns))
+        .involvedObject(new V1ObjectReference().kind("Service").name("holder").namespace(ns))
+        .reason("Probe").message("an Event from a replica that does not lead").type("Normal")
+        .firstTimestamp(OffsetDateTime.now()).lastTimestamp(OffsetDateTime.now()).count(1);
+    assertThat(new CoreV1Api(client(other)).createNamespacedEvent(ns, event).execute().getMetadata().getName()).isNotNull();
+  }
+
+  // ---- a trial ---------------------------------------------------------------------------------
+
+  /** What one pause did, from the audit log: the old leader's writes to fenced resources after the takeover. */
+  private record Trial(String paused, String successor, long pauseMillis, long takeoverMillis, long exitMillis,
+      List<AuditLog.Entry> late) {
+    List<AuditLog.Entry> stored() {
+      return late.stream().filter(e -> e.code() >= 200 && e.code() < 300).toList();
+    }
+
+    List<AuditLog.Entry> fenced() {
+      return late.stream().filter(e -> e.code() == 403 && e.message().contains(POLICY_MESSAGE)).toList();
+    }
+
+    /** A late write reached admission (stored or fenced): one refused earlier as a conflict tests nothing. */
+    boolean conclusive() {
+      return late.stream().anyMatch(e -> e.code() != 409);
+    }
+  }
+
+  private Trial pauseTheLeader() throws Exception {
+    Thread.sleep(2000);
+    String holder = holder();
+    OperatorProcess leader = replicas.stream().filter(p -> p.identity().equals(holder) && p.isRunning()).findFirst()
+        .orElseThrow(() -> new AssertionError("no running replica holds the Lease; holder: " + holder));
+    Instant paused = Instant.now();
+    signal("STOP", leader.pid());
+    String successor;
+    try {
+      successor = await().atMost(LEASE.multipliedBy(3)).pollInterval(Duration.ofMillis(200))
+          .until(ServerSideFenceIT::holder, h -> h != null && !h.isEmpty() && !h.equals(holder));
+      // Paused for at least one and a half lease durations, as a long GC pause or a frozen VM would.
+      long remaining = LEASE.multipliedBy(3).dividedBy(2).toMillis() - Duration.between(paused, Instant.now()).toMillis();
+      Thread.sleep(Math.max(0, remaining));
+    } finally {
+      signal("CONT", leader.pid());
+    }
+    Instant resumed = Instant.now();
+    long exitMillis = -1;
+    try {
+      leader.waitForExit(Duration.ofSeconds(45));
+      exitMillis = Duration.between(resumed, Instant.now()).toMillis();
+    } catch (IllegalStateException stillRunning) {
+      leader.close();
+    }
+    Thread.sleep(2000);
+
+    String old = leader.userAgent();
+    String next = "steward/" + successor;
+    List<AuditLog.Entry> steward = cluster.auditLog().entries(e -> e.fromUserAgentStartingWith("steward/")
+        && !e.received().isBefore(paused)).stream().sorted(Comparator.comparing(AuditLog.Entry::received)).toList();
+    Instant takeover = steward.stream().filter(e -> e.userAgent().equals(next) && isLeaseWrite(e) && ok(e))
+        .map(AuditLog.Entry::received).findFirst()
+        .orElseThrow(() -> new AssertionError(next + " holds the Lease but the audit log has no Lease write by it"));
+    List<AuditLog.Entry> late = steward.stream().filter(e -> e.userAgent().equals(old) && e.mutating()
+        && FENCED.contains(e.resource()) && ns.equals(e.namespace()) && e.received().isAfter(takeover)).toList();
+    return new Trial(old, next, Duration.between(paused, resumed).toMillis(), Duration.between(paused, takeover).toMillis(),
+        exitMillis, late);
+  }
+
+  /** The fence's refusals of each replica during its own terms, later than {@code grace} into the term. */
+  private List<AuditLog.Entry> refusalsOfLeaders(Duration grace) {
+    List<AuditLog.Entry> steward = cluster.auditLog().entries(e -> e.fromUserAgentStartingWith("steward/")).stream()
+        .sorted(Comparator.comparing(AuditLog.Entry::received)).toList();
+    List<AuditLog.Entry> refused = new ArrayList<>();
+    String holder = null;
+    Instant since = null;
+    for (AuditLog.Entry e : steward) {
+      if (isLeaseWrite(e) && ok(e) && !e.userAgent().equals(holder)) {
+        holder = e.userAgent();
+        since = e.received();
+      } else if (e.userAgent().equals(holder) && e.code() == 403 && e.message().contains(POLICY_MESSAGE)
+          && e.received().isAfter(since.plus(grace))) {
+        refused.add(e);
+      }
+    }
+    return refused;
+  }
+
+  private static boolean isLeaseWrite(AuditLog.Entry e) {
+    return e.mutating() && "leases".equals(e.resource()) && chart.leaseName().equals(e.name()) && ns.equals(e.namespace());
+  }
+
+  private static boolean ok(AuditLog.Entry e) {
+    return e.code() >= 200 && e.code() < 300;
+  }
+
+  // ---- replicas and tokens ---------------------------------------------------------------------
+
+  private static String replicaName(int index) {
+    return "steward-5d8c6f7b9-fence" + index;
+  }
+
+  /** A Pod object of that name, for tokens bound to it (the replica's own creates it for the first test). */
+  private static V1Pod pod(String name) {
+    return pods.computeIfAbsent(name, n -> chart.createPod(cluster, n));
+  }
+
+  /** A replica as the chart's pod runs it, with the operator's own guard off: only the fence stands in the way. */
+  private static void startReplica() {
+    String name = replicaName(nextReplica++);
+    replicas.add(chart.startReplica(cluster, name, List.of("--steward.fencing.local-guard=false")));
+    pod(name);
+  }
+
+  /** A client authenticated as the chart's ServiceAccount with a token bound to {@code pod} (null: to none). */
+  private static ApiClient client(V1Pod pod) {
+    String file = pod == null ? "unbound" : pod.getMetadata().getName();
+    Path kubeconfig = chart.serviceAccount(cluster).writeKubeconfig(cluster,
+        Path.of("target", "deploy-it", ns, "clients", file + ".kubeconfig"), pod);
+    return LocalCluster.clientFor(kubeconfig, "fence-test/" + file);
+  }
+
+  /** Creates (and removes again) a Service as {@code client}; the refusal, or null when it was allowed. */
+  private static ApiException tryCreateService(ApiClient client, String name) {
+    return tryCreateService(client, ns, name);
+  }
+
+  private static ApiException tryCreateService(ApiClient client, String ns, String name) {
+    V1Service service = new V1Service().metadata(new V1ObjectMeta().name(name)).spec(new V1ServiceSpec()
+        .selector(Map.of("app", name)).ports(List.of(new V1ServicePort().port(80))));
+    try {
+      new CoreV1Api(client).createNamespacedService(ns, service).execute();
+    } catch (ApiException e) {
+      return e;
+    }
+    try {
+      new CoreV1Api(cluster.adminClient()).deleteNamespacedService(name, ns).execute();
+    } catch (ApiException e) {
+      throw new IllegalStateException("deleting the probe Service " + name + ": HTTP " + e.getCode(), e);
+    }
+    return null;
+  }
+
+  private static String holder() {
+    try {
+      var spec = new CoordinationV1Api(cluster.adminClient()).readNamespacedLease(chart.leaseName(), ns).execute().getSpec();
+      return spec.getHolderIdentity() == null ? "" : spec.getHolderIdentity();
+    } catch (ApiException e) {
+      return e.getCode() == 404 ? "" : null;
+    }
+  }
+
+  private static void signal(String signal, long pid) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IllegalStateException("kill -" + signal + " " + pid + " failed");
+    }
+  }
+}
