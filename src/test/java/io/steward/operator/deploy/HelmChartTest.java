@@ -251,7 +251,7 @@ class HelmChartTest {
       assertThat(list(rule, "subjects")).singleElement().isEqualTo(Map.of("kind", "ServiceAccount",
           "serviceAccount", Map.of("name", "steward-sa", "namespace", "operators")));
       assertThat(list(rule, "resourceRules")).singleElement().isEqualTo(Map.of("apiGroups", List.of("coordination.k8s.io"),
-          "resources", List.of("leases"), "verbs", List.of("get", "create", "update", "watch"),
+          "resources", List.of("leases"), "verbs", List.of("get", "create", "update", "list", "watch"),
           "namespaces", List.of("operators")));
       assertThat(rule).doesNotContainKey("nonResourceRules");
     });
