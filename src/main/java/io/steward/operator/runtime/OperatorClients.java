@@ -19,6 +19,7 @@ public final class OperatorClients {
   private final ApiClient watches;
 
   public OperatorClients(ApiClient configured, OperatorIdentity identity) {
+    LenientJson.install(configured);
     this.requests = configured;
     requests.setUserAgent(identity.userAgent());
     requests.setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
