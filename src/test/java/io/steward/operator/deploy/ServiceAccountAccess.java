@@ -22,12 +22,12 @@ import java.util.List;
  * A ServiceAccount as the API server sees it: what its RBAC allows (SubjectAccessReview, answered by
  * the server's own RBAC authorizer) and a kubeconfig with a token for it (TokenRequest API).
  */
-final class ServiceAccountAccess {
+public final class ServiceAccountAccess {
   private final ApiClient admin;
   private final String namespace;
   private final String name;
 
-  ServiceAccountAccess(ApiClient admin, String namespace, String name) {
+  public ServiceAccountAccess(ApiClient admin, String namespace, String name) {
     this.admin = admin;
     this.namespace = namespace;
     this.name = name;
@@ -80,7 +80,7 @@ final class ServiceAccountAccess {
    * A kubeconfig that authenticates as this ServiceAccount with a fresh bound token (TokenRequest),
    * like the projected token the chart mounts into the operator pod.
    */
-  Path writeKubeconfig(LocalCluster cluster, Path file) {
+  public Path writeKubeconfig(LocalCluster cluster, Path file) {
     try {
       AuthenticationV1TokenRequest token = new CoreV1Api(admin).createNamespacedServiceAccountToken(name, namespace,
           new AuthenticationV1TokenRequest().spec(new V1TokenRequestSpec().expirationSeconds(3600L))).execute();
