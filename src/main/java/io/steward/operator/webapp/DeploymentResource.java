@@ -37,7 +37,8 @@ public final class DeploymentResource implements OwnedResource<V1Deployment> {
           CONTAINER_ENTRY + ".ports", List.of("containerPort", "protocol")),
       Set.of(CONTAINER_ENTRY + ".env[]", CONTAINER_ENTRY + ".env[].value", CONTAINER_ENTRY + ".env[].valueFrom",
           CONTAINER_ENTRY + ".ports[]", CONTAINER_ENTRY + ".readinessProbe",
-          CONTAINER_ENTRY + ".resources.requests.*", CONTAINER_ENTRY + ".resources.limits.*"));
+          CONTAINER_ENTRY + ".resources.requests.*", CONTAINER_ENTRY + ".resources.limits.*"),
+      Set.of("spec.selector.matchLabels"));
 
   @Override
   public String kind() {

@@ -34,6 +34,9 @@ import java.util.Set;
  * bound, the readiness probe). Elsewhere an owned field may be one the API server defaulted when
  * Steward created the object, and removing it would only have it defaulted again.
  *
+ * A map at one of the {@code atomic} paths is one value, as the API server's schema says (a
+ * Service's selector: an extra key would change which pods it selects); it is replaced whole.
+ *
  * <p>Paths are dot-separated field names, with {@code []} for "any entry" of a list and {@code *} for
  * "any key" of a map, e.g. {@code spec.template.spec.containers[].resources.limits.*}.
  */
@@ -42,10 +45,17 @@ public final class ManagedFields {
 
   private final Map<String, List<String>> keyedLists;
   private final Set<String> droppable;
+  private final Set<String> atomic;
 
   public ManagedFields(Map<String, List<String>> keyedLists, Set<String> droppable) {
+    this(keyedLists, droppable, Set.of());
+  }
+
+  /** @param atomic maps the API server treats as one value (a Service's selector): compared and replaced whole */
+  public ManagedFields(Map<String, List<String>> keyedLists, Set<String> droppable, Set<String> atomic) {
     this.keyedLists = Map.copyOf(keyedLists);
     this.droppable = Set.copyOf(droppable);
+    this.atomic = Set.copyOf(atomic);
   }
 
   /** True when every field named in {@code desired} has its desired value in {@code live}. */
@@ -71,13 +81,17 @@ public final class ManagedFields {
       return true;
     }
     if (live == null || live.isJsonNull()) {
-      return false;
+      // The API server omits empty strings: an empty value and no value are the same.
+      return desired.isJsonPrimitive() && desired.getAsJsonPrimitive().isString() && desired.getAsString().isEmpty();
     }
     if (desired.isJsonObject()) {
       if (!live.isJsonObject()) {
         return false;
       }
       JsonObject l = live.getAsJsonObject();
+      if (atomic.contains(path) && !l.keySet().equals(desired.getAsJsonObject().keySet())) {
+        return false;
+      }
       return desired.getAsJsonObject().entrySet().stream()
           .allMatch(e -> matches(child(path, e.getKey()), e.getValue(), l.get(e.getKey())));
     }
@@ -121,7 +135,13 @@ public final class ManagedFields {
       JsonElement wanted = field.getValue();
       JsonElement found = live == null ? null : live.get(name);
       JsonObject ownedField = ownedChild(owned, "f:" + name);
-      if (wanted.isJsonObject() && found != null && found.isJsonObject()) {
+      if (atomic.contains(fieldPath)) {
+        if (!matches(fieldPath, wanted, found)) {
+          JsonObject replacement = wanted.deepCopy().getAsJsonObject();
+          replacement.addProperty(DELETE_DIRECTIVE, "replace");
+          patch.add(name, replacement);
+        }
+      } else if (wanted.isJsonObject() && found != null && found.isJsonObject()) {
         JsonObject nested = objectPatch(fieldPath, wanted.getAsJsonObject(), found.getAsJsonObject(), ownedField);
         if (nested != null) {
           patch.add(name, nested);

@@ -118,6 +118,21 @@ class ManagedFieldsTest {
   }
 
   @Test
+  void anAtomicMapIsComparedAndReplacedWhole() {
+    ManagedFields service = new ManagedFields(Map.of(), Set.of(), Set.of("spec.selector"));
+    assertThat(service.patch(object("{'spec':{'selector':{'a':'1'}}}"), object("{'spec':{'selector':{'a':'1'}}}"),
+        object("{}"))).isNull();
+    assertThat(service.patch(object("{'spec':{'selector':{'a':'1'}}}"), object("{'spec':{'selector':{'a':'1','b':'2'}}}"),
+        object("{}"))).isEqualTo(json("{'spec':{'selector':{'a':'1','$patch':'replace'}}}"));
+  }
+
+  @Test
+  void anEmptyStringMatchesAnOmittedValue() {
+    assertThat(fields.matches(json("{'spec':{'containers':[{'name':'app','env':[{'name':'A','value':''}]}]}}"),
+        json("{'spec':{'containers':[{'name':'app','env':[{'name':'A'}]}]}}"))).isTrue();
+  }
+
+  @Test
   void unionMergesFieldSets() {
     assertThat(ManagedFields.union(List.of(object("{'f:a':{'f:b':{}}}"), object("{'f:a':{'f:c':{}},'f:d':{}}"))))
         .isEqualTo(json("{'f:a':{'f:b':{},'f:c':{}},'f:d':{}}"));
