@@ -11,6 +11,7 @@ import io.kubernetes.client.openapi.apis.AppsV1Api;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.apis.CustomObjectsApi;
 import io.kubernetes.client.openapi.models.V1Deployment;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1DeploymentList;
 import io.kubernetes.client.openapi.models.V1Service;
 import io.kubernetes.client.openapi.models.V1ServiceList;
@@ -23,6 +24,7 @@ import io.steward.operator.webapp.WebAppLabels;
 import io.steward.operator.webapp.api.WebApp;
 import io.steward.operator.webapp.api.WebAppList;
 import io.steward.operator.webapp.reconcile.ObjectCache;
+import io.steward.operator.webapp.reconcile.OwnedObjectSync;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -115,9 +117,24 @@ public final class InformerCaches {
         CallGenerator calls, Class<T> type, Class<L> listType) {
       ListWatchHealth check = new ListWatchHealth(resource + " in " + where, grace, Clock.systemUTC());
       health.add(check);
-      return factory.sharedIndexInformerFor(check.listerWatcher(client, calls, type, listType), type, 0,
-          check.exceptionHandler());
+      SharedIndexInformer<T> informer = factory.sharedIndexInformerFor(
+          check.listerWatcher(client, calls, type, listType), type, 0, check.exceptionHandler());
+      informer.setTransform(InformerCaches::keepOnlyStewardsManagedFields);
+      return informer;
     }
+  }
+
+  /**
+   * Of {@code metadata.managedFields}, the cache keeps only Steward's own entries: they tell which
+   * fields Steward set before (see OwnedObjectSync); the rest would only cost memory.
+   */
+  static KubernetesObject keepOnlyStewardsManagedFields(KubernetesObject object) {
+    V1ObjectMeta metadata = object.getMetadata();
+    if (metadata != null && metadata.getManagedFields() != null) {
+      metadata.setManagedFields(metadata.getManagedFields().stream()
+          .filter(entry -> OwnedObjectSync.FIELD_MANAGER.equals(entry.getManager())).toList());
+    }
+    return object;
   }
 
   /** Informers that have failed to list or watch for longer than the grace period, with their errors. */

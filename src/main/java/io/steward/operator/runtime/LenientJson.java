@@ -8,8 +8,12 @@ import com.google.gson.reflect.TypeToken;
 import com.google.gson.stream.JsonReader;
 import com.google.gson.stream.JsonWriter;
 import java.io.IOException;
+import io.gsonfire.GsonFireBuilder;
+import io.kubernetes.client.gson.V1MetadataExclusionStrategy;
+import io.kubernetes.client.gson.V1StatusPreProcessor;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.JSON;
+import io.kubernetes.client.openapi.models.V1Status;
 import java.lang.reflect.Type;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
@@ -23,7 +27,7 @@ import java.util.List;
  * A newer API server sends fields an older client never heard of (a Pod-spec field behind a feature
  * gate, set by some other client): one such object makes every list of its informer fail, and the
  * informer goes blind to all objects of that type. Kubernetes' own clients ignore unknown fields
- * when decoding; this installs a Gson that does the same: client-java's own builder and date and
+ * when decoding; this installs a Gson that does the same: client-java's own settings and date and
  * byte adapters, without the validating model factories, so Gson's reflective adapters decode the
  * known fields and skip the rest.
  *
@@ -50,9 +54,16 @@ public final class LenientJson {
     }
   }
 
-  /** A Gson built as client-java builds its own, minus the validating model factories. */
+  /**
+   * A Gson built as client-java builds its own, minus the validating model factories, and reading
+   * {@code metadata.managedFields} (client-java skips them both ways): Steward reads its own entry
+   * to know which fields it set. They are still never sent, so a read-modify-write cannot send stale
+   * ones back (the API server would take them as given).
+   */
   static Gson create(Gson strict) {
-    GsonBuilder builder = JSON.createGson();
+    GsonBuilder builder = new GsonFireBuilder().registerPreProcessor(V1Status.class, new V1StatusPreProcessor())
+        .createGsonBuilder()
+        .addSerializationExclusionStrategy(new V1MetadataExclusionStrategy());
     for (Type type : BASIC_TYPES) {
       builder.registerTypeAdapter(type, strict.getAdapter(TypeToken.get(type)));
     }

@@ -13,7 +13,8 @@ class LenientJsonTest {
   /** A Deployment as a Kubernetes 1.37 API server sends it, with a Pod-spec field client-java 25 lacks. */
   private static final String NEWER = """
       {"apiVersion":"apps/v1","kind":"Deployment",
-       "metadata":{"name":"shop","creationTimestamp":"2026-12-03T10:00:00Z","futureMetadata":1},
+       "metadata":{"name":"shop","creationTimestamp":"2026-12-03T10:00:00Z","futureMetadata":1,
+         "managedFields":[{"manager":"steward","operation":"Update","fieldsV1":{"f:spec":{"f:replicas":{}}}}]},
        "spec":{"replicas":2,"selector":{"matchLabels":{"a":"b"}},
          "template":{"spec":{"schedulingGroup":{"podGroupName":"g"},
            "containers":[{"name":"app","image":"nginx","resources":{"limits":{"memory":"128Mi"}}}]}}}}
@@ -44,5 +45,9 @@ class LenientJsonTest {
     assertThat(lenient.toJson(deployment)).contains("\"creationTimestamp\":\"2026-12-03T10:00:00.000000Z\"")
         .contains("\"memory\":\"128Mi\"").doesNotContain("schedulingGroup");
     assertThat(LenientJson.isLenient(lenient)).isTrue();
+    // managedFields are read (Steward's entry says which fields it set) but never sent back.
+    assertThat(deployment.getMetadata().getManagedFields()).singleElement()
+        .satisfies(entry -> assertThat(entry.getManager()).isEqualTo("steward"));
+    assertThat(lenient.toJson(deployment)).doesNotContain("managedFields");
   }
 }

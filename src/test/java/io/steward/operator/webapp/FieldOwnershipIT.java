@@ -131,7 +131,9 @@ class FieldOwnershipIT {
     new GenericKubernetesApi<>(V1Deployment.class, V1DeploymentList.class, "apps", "v1", "deployments", previous)
         .create(old).throwsApiException();
 
-    // Upgraded Steward takes over; the spec now drops env B.
+    // Once the rollout of that Deployment settled, upgraded Steward takes over; the spec now drops env B.
+    awaitDeployment("legacy", d -> assertThat(d.getAsJsonObject("status").get("availableReplicas").getAsInt()).isEqualTo(2));
+    Thread.sleep(1_000);
     Instant resumed = Instant.now();
     webApps.updateSpec("legacy", s -> s.withPaused(false).withEnv(List.of(new WebAppSpec.EnvVar("A", "1"))));
     awaitDeployment("legacy", d -> assertThat(envNames(container(d, "app"))).containsExactly("A"));
@@ -139,7 +141,7 @@ class FieldOwnershipIT {
     Thread.sleep(6_000); // three resyncs
 
     assertThat(stewardWrites(cluster, "legacy", resumed)).as("Steward's writes to the earlier version's objects")
-        .extracting(e -> e.verb() + " " + e.resource())
+        .filteredOn(e -> e.code() < 300).extracting(e -> e.verb() + " " + e.resource())
         .containsExactlyInAnyOrder("patch deployments", "create services");
   }
 

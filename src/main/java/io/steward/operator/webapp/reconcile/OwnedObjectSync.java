@@ -6,6 +6,7 @@ import com.google.gson.JsonObject;
 import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.common.KubernetesListObject;
 import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.openapi.models.V1ManagedFieldsEntry;
 import io.kubernetes.client.openapi.models.V1Preconditions;
 import io.kubernetes.client.openapi.models.V1Status;
 import io.kubernetes.client.util.generic.GenericKubernetesApi;
@@ -78,7 +79,7 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
     }
     JsonObject desiredTree = resource.managedTree(gson.toJsonTree(desired).getAsJsonObject());
     JsonObject currentTree = gson.toJsonTree(current).getAsJsonObject();
-    JsonObject patch = resource.managedFields().patch(desiredTree, currentTree, ownedFields(currentTree));
+    JsonObject patch = resource.managedFields().patch(desiredTree, currentTree, ownedFields(current, gson));
     if (patch == null) {
       return new Outcome<>(Action.NONE, current, null);
     }
@@ -107,17 +108,17 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
    * which is the same manager. Fields an admission policy adds to Steward's request are attributed to
    * no one, so they never count as Steward's.
    */
-  static JsonObject ownedFields(JsonObject live) {
-    JsonObject metadata = live.getAsJsonObject("metadata");
-    JsonElement entries = metadata == null ? null : metadata.get("managedFields");
+  static JsonObject ownedFields(KubernetesObject live, Gson gson) {
+    List<V1ManagedFieldsEntry> entries = live.getMetadata().getManagedFields();
     List<JsonObject> sets = new ArrayList<>();
-    if (entries != null && entries.isJsonArray()) {
-      for (JsonElement entry : entries.getAsJsonArray()) {
-        JsonObject e = entry.getAsJsonObject();
-        boolean mainResource = !e.has("subresource") || e.get("subresource").getAsString().isEmpty();
-        if (mainResource && e.has("manager") && FIELD_MANAGER.equals(e.get("manager").getAsString())
-            && e.has("fieldsV1") && e.get("fieldsV1").isJsonObject()) {
-          sets.add(e.getAsJsonObject("fieldsV1"));
+    if (entries != null) {
+      for (V1ManagedFieldsEntry entry : entries) {
+        boolean mainResource = entry.getSubresource() == null || entry.getSubresource().isEmpty();
+        if (mainResource && FIELD_MANAGER.equals(entry.getManager()) && entry.getFieldsV1() != null) {
+          JsonElement fields = gson.toJsonTree(entry.getFieldsV1());
+          if (fields.isJsonObject()) {
+            sets.add(fields.getAsJsonObject());
+          }
         }
       }
     }
