@@ -1,5 +1,6 @@
 package io.steward.operator.runtime;
 
+import com.google.gson.reflect.TypeToken;
 import io.kubernetes.client.common.KubernetesListObject;
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.informer.ListerWatcher;
@@ -13,7 +14,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
-import com.google.gson.reflect.TypeToken;
 import java.util.function.BiConsumer;
 import okhttp3.Call;
 import org.slf4j.Logger;
