@@ -3,7 +3,11 @@ package io.steward.operator.runtime;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
-/** Readiness: every informer has completed its first list, so this replica could lead at once. */
+/**
+ * Readiness: every informer has completed its first list, so this replica could lead at once, and
+ * none has failed to list or watch for longer than its grace period (its cache would be going stale
+ * while it looks synced).
+ */
 public final class InformersHealthIndicator implements HealthIndicator {
   private final InformerCaches informers;
 
@@ -14,7 +18,14 @@ public final class InformersHealthIndicator implements HealthIndicator {
   @Override
   public Health health() {
     var unsynced = informers.unsynced();
-    Health.Builder builder = unsynced.isEmpty() ? Health.up() : Health.outOfService().withDetail("unsynced", unsynced);
+    var failing = informers.failing();
+    Health.Builder builder = unsynced.isEmpty() && failing.isEmpty() ? Health.up() : Health.outOfService();
+    if (!unsynced.isEmpty()) {
+      builder.withDetail("unsynced", unsynced);
+    }
+    if (!failing.isEmpty()) {
+      builder.withDetail("failing", failing);
+    }
     return builder.withDetail("namespaces", informers.namespaces()).withDetail("webApps", informers.webAppCount()).build();
   }
 }

@@ -19,6 +19,7 @@ public final class OperatorClients {
   private final ApiClient watches;
 
   public OperatorClients(ApiClient configured, OperatorIdentity identity, WriteFence fence) {
+    LenientJson.install(configured);
     this.requests = configured;
     requests.setHttpClient(configured.getHttpClient().newBuilder().addNetworkInterceptor(fence).build());
     requests.setUserAgent(identity.userAgent());

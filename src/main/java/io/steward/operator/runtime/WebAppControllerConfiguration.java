@@ -46,8 +46,11 @@ public class WebAppControllerConfiguration {
   static final String CONTROLLER = "webapp";
 
   @Bean
-  InformerCaches informerCaches(SharedInformerFactory factory, OperatorClients clients, StewardProperties properties) {
-    return new InformerCaches(factory, clients, properties.getNamespaces());
+  InformerCaches informerCaches(SharedInformerFactory factory, OperatorClients clients, StewardProperties properties,
+      MeterRegistry registry) {
+    InformerCaches caches = new InformerCaches(factory, clients, properties.getNamespaces());
+    caches.bindMetrics(registry);
+    return caches;
   }
 
   @Bean

@@ -1,6 +1,5 @@
 package io.steward.operator.webapp;
 
-import com.google.gson.JsonNull;
 import com.google.gson.JsonObject;
 import io.kubernetes.client.custom.IntOrString;
 import io.kubernetes.client.openapi.models.V1Capabilities;
@@ -35,9 +34,19 @@ public final class DeploymentResource implements OwnedResource<V1Deployment> {
   public static final String PORT_NAME = "http";
 
   private static final String CONTAINERS = "spec.template.spec.containers";
+  private static final String CONTAINER_ENTRY = CONTAINERS + "[]";
+  /**
+   * Lists merged by key as the API server merges them; what Steward may remove once the spec drops
+   * it: env vars (and an env var's value or valueFrom), ports, resource bounds and the probe.
+   */
   private static final ManagedFields FIELDS = new ManagedFields(
-      Set.of(CONTAINERS + "[].resources.requests", CONTAINERS + "[].resources.limits", "spec.selector.matchLabels"),
-      Map.of(CONTAINERS, "name"));
+      Map.of(CONTAINERS, List.of("name"), CONTAINER_ENTRY + ".env", List.of("name"),
+          CONTAINER_ENTRY + ".ports", List.of("containerPort", "protocol")),
+      Set.of(CONTAINER_ENTRY + ".env[]", CONTAINER_ENTRY + ".env[].value", CONTAINER_ENTRY + ".env[].valueFrom",
+          CONTAINER_ENTRY + ".ports[]", CONTAINER_ENTRY + ".readinessProbe",
+          CONTAINER_ENTRY + ".resources.requests.*", CONTAINER_ENTRY + ".resources.limits.*",
+          "spec.template.spec.securityContext.runAsUser"),
+      Set.of("spec.selector.matchLabels"));
 
   @Override
   public String kind() {
@@ -117,24 +126,7 @@ public final class DeploymentResource implements OwnedResource<V1Deployment> {
 
   @Override
   public JsonObject managedTree(JsonObject desiredJson) {
-    JsonObject tree = OwnedResource.labelsAndSpec(desiredJson);
-    JsonObject container = tree.getAsJsonObject("spec").getAsJsonObject("template").getAsJsonObject("spec")
-        .getAsJsonArray("containers").get(0).getAsJsonObject();
-    // Optional fields the spec leaves out must be absent, so removing them from the spec removes them here.
-    for (String optional : new String[] {"env", "ports", "readinessProbe", "resources"}) {
-      if (!container.has(optional)) {
-        container.add(optional, JsonNull.INSTANCE);
-      }
-    }
-    if (container.get("resources").isJsonObject()) {
-      JsonObject resources = container.getAsJsonObject("resources");
-      for (String bound : new String[] {"requests", "limits"}) {
-        if (!resources.has(bound)) {
-          resources.add(bound, JsonNull.INSTANCE);
-        }
-      }
-    }
-    return tree;
+    return OwnedResource.labelsAndSpec(desiredJson);
   }
 
   @Override

@@ -4,37 +4,58 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonNull;
 import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 import com.google.gson.JsonPrimitive;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * Drift detection and correction limited to the fields Steward manages, on JSON trees.
+ * Field ownership on JSON trees: Steward owns exactly the fields its desired tree names, and the
+ * fields it set before that the spec has since dropped. Everything else on the object (fields the
+ * API server defaulted, an admission policy or another client added) is someone else's.
  *
- * <p>A desired tree names only what Steward sets. It matches a live object when every field it
- * names has that value there; fields the API server defaulted or other controllers added are not
- * looked at, so a converged object compares equal and costs no request. {@link #overlay} writes the
- * desired fields onto a copy of the live object, keeping everything else. In a desired tree:
+ * <p>{@link #patch} compares a desired tree with the live object and returns the strategic merge
+ * patch that brings Steward's fields in line, or null when none differs; so the decision to write
+ * and the write itself come from one comparison, and a converged object costs no request. Like the
+ * API server's own merging:
  *
  * <ul>
- *   <li>{@code null}, {@code []} and {@code {}} mean "must be absent" (the server drops empties);
- *   <li>an object at one of the {@code exactPaths} is owned whole (a map such as resource limits or
- *       a Service selector): extra keys in the live object are drift;
- *   <li>an array at one of the {@code keyedLists} is matched element by element on a key (like a
- *       strategic merge patch), so other elements, such as injected sidecar containers, stay;
- *   <li>any other array is owned whole: same length, each element matched as above.
+ *   <li>objects and maps are compared key by key: a key the desired tree leaves out is not looked at;
+ *   <li>an array at one of the {@code keyedLists} is compared entry by entry on the entry's key
+ *       fields (containers and env vars by name, ports by number and protocol), so entries others
+ *       added stay; the patch lists only the entries that differ;
+ *   <li>any other array is a single value, replaced whole when it differs.
  * </ul>
  *
- * Paths are dot-separated field names, with {@code []} for "any element", e.g.
- * {@code spec.template.spec.containers[].resources.limits}.
+ * A field Steward set before (it is in {@code owned}, the {@code fieldsV1} of Steward's entries in
+ * the object's {@code metadata.managedFields}) that the desired tree no longer names is removed, but
+ * only at the {@code droppable} paths: the optional parts of the spec (an env var, a port, a resource
+ * bound, the readiness probe). Elsewhere an owned field may be one the API server defaulted when
+ * Steward created the object, and removing it would only have it defaulted again.
+ *
+ * A map at one of the {@code atomic} paths is one value, as the API server's schema says (a
+ * Service's selector: an extra key would change which pods it selects); it is replaced whole.
+ *
+ * <p>Paths are dot-separated field names, with {@code []} for "any entry" of a list and {@code *} for
+ * "any key" of a map, e.g. {@code spec.template.spec.containers[].resources.limits.*}.
  */
 public final class ManagedFields {
-  private final Set<String> exactPaths;
-  private final Map<String, String> keyedLists;
+  private static final String DELETE_DIRECTIVE = "$patch";
 
-  public ManagedFields(Set<String> exactPaths, Map<String, String> keyedLists) {
-    this.exactPaths = Set.copyOf(exactPaths);
+  private final Map<String, List<String>> keyedLists;
+  private final Set<String> droppable;
+  private final Set<String> atomic;
+
+  public ManagedFields(Map<String, List<String>> keyedLists, Set<String> droppable) {
+    this(keyedLists, droppable, Set.of());
+  }
+
+  /** @param atomic maps the API server treats as one value (a Service's selector): compared and replaced whole */
+  public ManagedFields(Map<String, List<String>> keyedLists, Set<String> droppable, Set<String> atomic) {
     this.keyedLists = Map.copyOf(keyedLists);
+    this.droppable = Set.copyOf(droppable);
+    this.atomic = Set.copyOf(atomic);
   }
 
   /** True when every field named in {@code desired} has its desired value in {@code live}. */
@@ -42,29 +63,37 @@ public final class ManagedFields {
     return matches("", desired, live);
   }
 
-  /** A copy of {@code live} with the desired fields written into it. */
-  public JsonElement overlay(JsonElement live, JsonElement desired) {
-    JsonElement result = overlay("", live, desired);
-    return result == null ? new JsonObject() : result;
+  /**
+   * The strategic merge patch that sets the desired fields and removes the droppable ones Steward
+   * owns but no longer wants; null when there is nothing to change.
+   *
+   * @param owned the fields Steward set before, in the API server's {@code fieldsV1} format (may be empty)
+   */
+  public JsonObject patch(JsonObject desired, JsonObject live, JsonObject owned) {
+    JsonElement patch = objectPatch("", desired, live.getAsJsonObject(), owned);
+    return patch == null ? null : patch.getAsJsonObject();
   }
 
+  // ---- comparison ------------------------------------------------------------------------------
+
   private boolean matches(String path, JsonElement desired, JsonElement live) {
-    if (isAbsent(live)) {
-      return meansAbsent(desired);
-    }
     if (desired == null || desired.isJsonNull()) {
-      return meansAbsent(live);
+      return true;
+    }
+    if (live == null || live.isJsonNull()) {
+      // The API server omits empty strings: an empty value and no value are the same.
+      return desired.isJsonPrimitive() && desired.getAsJsonPrimitive().isString() && desired.getAsString().isEmpty();
     }
     if (desired.isJsonObject()) {
       if (!live.isJsonObject()) {
         return false;
       }
-      JsonObject d = desired.getAsJsonObject();
       JsonObject l = live.getAsJsonObject();
-      if (exactPaths.contains(path) && !l.keySet().stream().allMatch(k -> d.has(k) || meansAbsent(l.get(k)))) {
+      if (atomic.contains(path) && !l.keySet().equals(desired.getAsJsonObject().keySet())) {
         return false;
       }
-      return d.entrySet().stream().allMatch(e -> matches(child(path, e.getKey()), e.getValue(), l.get(e.getKey())));
+      return desired.getAsJsonObject().entrySet().stream()
+          .allMatch(e -> matches(child(path, e.getKey()), e.getValue(), l.get(e.getKey())));
     }
     if (desired.isJsonArray()) {
       if (!live.isJsonArray()) {
@@ -72,12 +101,11 @@ public final class ManagedFields {
       }
       JsonArray d = desired.getAsJsonArray();
       JsonArray l = live.getAsJsonArray();
-      String key = keyedLists.get(path);
-      String elementPath = path + "[]";
-      if (key != null) {
+      List<String> keys = keyedLists.get(path);
+      if (keys != null) {
         for (JsonElement wanted : d) {
-          JsonElement found = findByKey(l, key, wanted);
-          if (found == null || !matches(elementPath, wanted, found)) {
+          JsonElement found = findByKey(l, keys, wanted);
+          if (found == null || !matches(path + "[]", wanted, found)) {
             return false;
           }
         }
@@ -87,7 +115,7 @@ public final class ManagedFields {
         return false;
       }
       for (int i = 0; i < d.size(); i++) {
-        if (!matches(elementPath, d.get(i), l.get(i))) {
+        if (!matches(path + "[]", d.get(i), l.get(i))) {
           return false;
         }
       }
@@ -96,56 +124,164 @@ public final class ManagedFields {
     return live.isJsonPrimitive() && samePrimitive(desired.getAsJsonPrimitive(), live.getAsJsonPrimitive());
   }
 
-  /** Returns the merged element, or null when the field should be removed. */
-  private JsonElement overlay(String path, JsonElement live, JsonElement desired) {
-    if (desired == null || desired.isJsonNull()) {
-      return null;
-    }
-    if (desired.isJsonObject()) {
-      if (isAbsent(live) || !live.isJsonObject() || exactPaths.contains(path)) {
-        return withoutNulls(desired);
+  // ---- patch -----------------------------------------------------------------------------------
+
+  /** The patch for one object: changed desired fields, plus nulls for owned droppable fields to remove. */
+  private JsonObject objectPatch(String path, JsonObject desired, JsonObject live, JsonObject owned) {
+    JsonObject patch = new JsonObject();
+    for (Map.Entry<String, JsonElement> field : desired.entrySet()) {
+      String name = field.getKey();
+      String fieldPath = child(path, name);
+      JsonElement wanted = field.getValue();
+      JsonElement found = live == null ? null : live.get(name);
+      JsonObject ownedField = ownedChild(owned, "f:" + name);
+      if (atomic.contains(fieldPath)) {
+        if (!matches(fieldPath, wanted, found)) {
+          JsonObject replacement = wanted.deepCopy().getAsJsonObject();
+          replacement.addProperty(DELETE_DIRECTIVE, "replace");
+          patch.add(name, replacement);
+        }
+      } else if (wanted.isJsonObject() && found != null && found.isJsonObject()) {
+        JsonObject nested = objectPatch(fieldPath, wanted.getAsJsonObject(), found.getAsJsonObject(), ownedField);
+        if (nested != null) {
+          patch.add(name, nested);
+        }
+      } else if (wanted.isJsonArray() && keyedLists.containsKey(fieldPath)) {
+        JsonArray entries = listPatch(fieldPath, wanted.getAsJsonArray(),
+            found != null && found.isJsonArray() ? found.getAsJsonArray() : new JsonArray(), ownedField);
+        if (entries != null) {
+          patch.add(name, entries);
+        }
+      } else if (!matches(fieldPath, wanted, found)) {
+        patch.add(name, wanted.deepCopy());
       }
-      JsonObject result = live.getAsJsonObject().deepCopy();
-      for (Map.Entry<String, JsonElement> e : desired.getAsJsonObject().entrySet()) {
-        JsonElement merged = overlay(child(path, e.getKey()), result.get(e.getKey()), e.getValue());
-        if (merged == null) {
-          result.remove(e.getKey());
-        } else {
-          result.add(e.getKey(), merged);
+    }
+    if (live != null && owned != null) {
+      // Fields Steward set before that the desired tree no longer names.
+      for (String name : live.keySet()) {
+        String fieldPath = child(path, name);
+        JsonElement present = live.get(name);
+        if (desired.has(name) || !owned.has("f:" + name) || present.isJsonNull()) {
+          continue;
+        }
+        JsonObject ownedField = ownedChild(owned, "f:" + name);
+        JsonElement removal = null;
+        if (keyedLists.containsKey(fieldPath) && present.isJsonArray()) {
+          removal = listPatch(fieldPath, new JsonArray(), present.getAsJsonArray(), ownedField);
+        } else if (isDroppable(fieldPath)) {
+          removal = JsonNull.INSTANCE;
+        } else if (present.isJsonObject()) {
+          removal = objectPatch(fieldPath, new JsonObject(), present.getAsJsonObject(), ownedField);
+        }
+        if (removal != null) {
+          patch.add(name, removal);
         }
       }
-      return result;
     }
-    if (desired.isJsonArray()) {
-      JsonArray d = desired.getAsJsonArray();
-      JsonArray l = isAbsent(live) || !live.isJsonArray() ? new JsonArray() : live.getAsJsonArray();
-      String key = keyedLists.get(path);
-      String elementPath = path + "[]";
-      JsonArray result = new JsonArray();
-      if (key != null) {
-        l.forEach(element -> result.add(element.deepCopy()));
-        for (JsonElement wanted : d) {
-          int index = indexByKey(result, key, wanted);
-          if (index < 0) {
-            result.add(withoutNulls(wanted));
-          } else {
-            result.set(index, overlay(elementPath, result.get(index), wanted));
-          }
-        }
-        return result;
-      }
-      for (int i = 0; i < d.size(); i++) {
-        JsonElement merged = overlay(elementPath, i < l.size() ? l.get(i) : null, d.get(i));
-        result.add(merged == null ? JsonNull.INSTANCE : merged);
-      }
-      return result;
-    }
-    return desired.deepCopy();
+    return patch.isEmpty() ? null : patch;
   }
 
   /**
-   * Drops empty arrays and objects. client-java's models start their lists as empty ones, which in a
-   * desired tree would wrongly mean "must be absent"; owners state absence with explicit nulls.
+   * The patch for a keyed list: desired entries that differ (each with its key fields, so the server
+   * merges it into the entry with that key), and delete directives for owned droppable entries the
+   * desired list no longer has.
+   */
+  private JsonArray listPatch(String path, JsonArray desired, JsonArray live, JsonObject owned) {
+    List<String> keys = keyedLists.get(path);
+    String entryPath = path + "[]";
+    JsonArray patch = new JsonArray();
+    for (JsonElement wanted : desired) {
+      JsonElement found = findByKey(live, keys, wanted);
+      if (found == null || !found.isJsonObject()) {
+        patch.add(wanted.deepCopy());
+        continue;
+      }
+      JsonObject entryPatch = objectPatch(entryPath, wanted.getAsJsonObject(), found.getAsJsonObject(),
+          ownedChild(owned, ownedKey(owned, keys, wanted)));
+      if (entryPatch != null) {
+        JsonObject withKeys = keyFields(keys, wanted);
+        entryPatch.entrySet().forEach(e -> withKeys.add(e.getKey(), e.getValue()));
+        patch.add(withKeys);
+      }
+    }
+    if (owned != null && isDroppable(entryPath)) {
+      for (JsonElement present : live) {
+        if (findByKey(desired, keys, present) == null && ownedKey(owned, keys, present) != null) {
+          JsonObject delete = keyFields(keys, present);
+          delete.addProperty(DELETE_DIRECTIVE, "delete");
+          patch.add(delete);
+        }
+      }
+    }
+    return patch.isEmpty() ? null : patch;
+  }
+
+  private boolean isDroppable(String path) {
+    if (droppable.contains(path)) {
+      return true;
+    }
+    int dot = path.lastIndexOf('.');
+    return dot > 0 && droppable.contains(path.substring(0, dot) + ".*");
+  }
+
+  // ---- fieldsV1 --------------------------------------------------------------------------------
+
+  private static JsonObject ownedChild(JsonObject owned, String key) {
+    if (owned == null || key == null) {
+      return null;
+    }
+    JsonElement child = owned.get(key);
+    return child != null && child.isJsonObject() ? child.getAsJsonObject() : null;
+  }
+
+  /** The {@code k:{...}} key under which {@code owned} lists the entry with {@code entry}'s keys, or null. */
+  private static String ownedKey(JsonObject owned, List<String> keys, JsonElement entry) {
+    if (owned == null || !entry.isJsonObject()) {
+      return null;
+    }
+    JsonObject wantedKeys = keyFields(keys, entry);
+    for (String key : owned.keySet()) {
+      if (key.startsWith("k:")) {
+        JsonElement parsed = JsonParser.parseString(key.substring(2));
+        if (parsed.isJsonObject() && sameKeys(parsed.getAsJsonObject(), wantedKeys)) {
+          return key;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static boolean sameKeys(JsonObject a, JsonObject b) {
+    if (!a.keySet().equals(b.keySet())) {
+      return false;
+    }
+    return a.entrySet().stream().allMatch(e -> e.getValue().isJsonPrimitive() && b.get(e.getKey()).isJsonPrimitive()
+        && samePrimitive(e.getValue().getAsJsonPrimitive(), b.get(e.getKey()).getAsJsonPrimitive()));
+  }
+
+  /** Merges the {@code fieldsV1} trees of several managedFields entries into one. */
+  public static JsonObject union(List<JsonObject> fieldSets) {
+    JsonObject result = new JsonObject();
+    fieldSets.forEach(set -> mergeInto(result, set));
+    return result;
+  }
+
+  private static void mergeInto(JsonObject target, JsonObject source) {
+    for (Map.Entry<String, JsonElement> e : source.entrySet()) {
+      JsonElement existing = target.get(e.getKey());
+      if (existing != null && existing.isJsonObject() && e.getValue().isJsonObject()) {
+        mergeInto(existing.getAsJsonObject(), e.getValue().getAsJsonObject());
+      } else {
+        target.add(e.getKey(), e.getValue().deepCopy());
+      }
+    }
+  }
+
+  // ---- helpers ---------------------------------------------------------------------------------
+
+  /**
+   * Drops empty arrays and objects and nulls. client-java's models start their lists as empty ones,
+   * which a desired tree must not pass on: an empty list is not something the spec sets.
    */
   public static JsonObject withoutEmpties(JsonObject tree) {
     JsonObject result = new JsonObject();
@@ -173,24 +309,6 @@ public final class ManagedFields {
     return path.isEmpty() ? field : path + "." + field;
   }
 
-  private static boolean isAbsent(JsonElement element) {
-    return element == null || element.isJsonNull();
-  }
-
-  /** Null, an empty array, or an object all of whose fields mean absent. */
-  private static boolean meansAbsent(JsonElement element) {
-    if (isAbsent(element)) {
-      return true;
-    }
-    if (element.isJsonArray()) {
-      return element.getAsJsonArray().isEmpty();
-    }
-    if (element.isJsonObject()) {
-      return element.getAsJsonObject().entrySet().stream().allMatch(e -> meansAbsent(e.getValue()));
-    }
-    return false;
-  }
-
   private static boolean samePrimitive(JsonPrimitive a, JsonPrimitive b) {
     if (a.isNumber() && b.isNumber()) {
       return a.getAsBigDecimal().compareTo(b.getAsBigDecimal()) == 0;
@@ -198,34 +316,29 @@ public final class ManagedFields {
     return a.equals(b);
   }
 
-  private static JsonElement findByKey(JsonArray array, String key, JsonElement wanted) {
-    int index = indexByKey(array, key, wanted);
-    return index < 0 ? null : array.get(index);
-  }
-
-  private static int indexByKey(JsonArray array, String key, JsonElement wanted) {
-    JsonElement wantedKey = wanted.isJsonObject() ? wanted.getAsJsonObject().get(key) : null;
-    for (int i = 0; i < array.size(); i++) {
-      JsonElement element = array.get(i);
-      if (wantedKey != null && element.isJsonObject() && wantedKey.equals(element.getAsJsonObject().get(key))) {
-        return i;
+  private static JsonObject keyFields(List<String> keys, JsonElement entry) {
+    JsonObject result = new JsonObject();
+    if (entry.isJsonObject()) {
+      for (String key : keys) {
+        JsonElement value = entry.getAsJsonObject().get(key);
+        if (value != null && !value.isJsonNull()) {
+          result.add(key, value.deepCopy());
+        }
       }
     }
-    return -1;
+    return result;
   }
 
-  private static JsonElement withoutNulls(JsonElement element) {
-    if (element.isJsonObject()) {
-      JsonObject result = new JsonObject();
-      element.getAsJsonObject().entrySet().stream().filter(e -> !isAbsent(e.getValue()))
-          .forEach(e -> result.add(e.getKey(), withoutNulls(e.getValue())));
-      return result;
+  private static JsonElement findByKey(JsonArray array, List<String> keys, JsonElement wanted) {
+    JsonObject wantedKeys = keyFields(keys, wanted);
+    if (wantedKeys.isEmpty()) {
+      return null;
     }
-    if (element.isJsonArray()) {
-      JsonArray result = new JsonArray();
-      element.getAsJsonArray().forEach(e -> result.add(isAbsent(e) ? JsonNull.INSTANCE : withoutNulls(e)));
-      return result;
+    for (JsonElement element : array) {
+      if (element.isJsonObject() && sameKeys(keyFields(keys, element), wantedKeys)) {
+        return element;
+      }
     }
-    return element.deepCopy();
+    return null;
   }
 }

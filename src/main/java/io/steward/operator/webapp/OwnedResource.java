@@ -22,7 +22,7 @@ public interface OwnedResource<T extends KubernetesObject> {
 
   /**
    * The fields of {@code desired} that Steward manages, as a JSON tree for {@link ManagedFields}:
-   * labels and spec only, with explicit nulls for optional fields the spec leaves out.
+   * labels and spec only; what the spec leaves out is not named.
    */
   JsonObject managedTree(JsonObject desiredJson);
 

@@ -14,7 +14,12 @@ import java.util.Set;
 
 /** The WebApp's Service, present only while the spec names a port. */
 public final class ServiceResource implements OwnedResource<V1Service> {
-  private static final ManagedFields FIELDS = new ManagedFields(Set.of("spec.selector"), Map.of());
+  /**
+   * Ports merge by number and protocol; a port Steward set and the spec no longer names goes. The
+   * selector is one value (atomic in the API server's schema).
+   */
+  private static final ManagedFields FIELDS = new ManagedFields(Map.of("spec.ports", List.of("port", "protocol")),
+      Set.of("spec.ports[]"), Set.of("spec.selector"));
 
   @Override
   public String kind() {

@@ -24,12 +24,12 @@ import java.util.List;
  * A ServiceAccount as the API server sees it: what its RBAC allows (SubjectAccessReview, answered by
  * the server's own RBAC authorizer) and a kubeconfig with a token for it (TokenRequest API).
  */
-final class ServiceAccountAccess {
+public final class ServiceAccountAccess {
   private final ApiClient admin;
   private final String namespace;
   private final String name;
 
-  ServiceAccountAccess(ApiClient admin, String namespace, String name) {
+  public ServiceAccountAccess(ApiClient admin, String namespace, String name) {
     this.admin = admin;
     this.namespace = namespace;
     this.name = name;
@@ -86,7 +86,7 @@ final class ServiceAccountAccess {
    * A kubeconfig that authenticates as this ServiceAccount with a fresh bound token (TokenRequest),
    * like the projected token the chart mounts into the operator pod.
    */
-  Path writeKubeconfig(LocalCluster cluster, Path file) {
+  public Path writeKubeconfig(LocalCluster cluster, Path file) {
     return writeKubeconfig(cluster, file, null);
   }
 
@@ -95,7 +95,7 @@ final class ServiceAccountAccess {
    * projected token of a pod: the API server then knows the request's pod
    * ({@code authentication.kubernetes.io/pod-name} in the user's extra), and the token dies with the pod.
    */
-  Path writeKubeconfig(LocalCluster cluster, Path file, V1Pod pod) {
+  public Path writeKubeconfig(LocalCluster cluster, Path file, V1Pod pod) {
     try {
       V1TokenRequestSpec spec = new V1TokenRequestSpec().expirationSeconds(3600L);
       if (pod != null) {

@@ -58,11 +58,11 @@ class InitialPassPriorityIT {
           && "deployments".equals(e.resource()));
       int update = -1;
       for (int i = 0; i < writes.size(); i++) {
-        if ("update".equals(writes.get(i).verb()) && "changed".equals(writes.get(i).name())) {
+        if ("patch".equals(writes.get(i).verb()) && "changed".equals(writes.get(i).name())) {
           update = i;
         }
       }
-      assertThat(update).as("Steward's update of Deployment changed").isNotNegative();
+      assertThat(update).as("Steward's patch of Deployment changed").isNotNegative();
       long createdAfter = writes.subList(update + 1, writes.size()).stream()
           .filter(e -> "create".equals(e.verb())).count();
       System.out.printf("initial pass: %d of %d Deployments created after the change was applied%n", createdAfter,

@@ -3,6 +3,8 @@ package io.steward.operator.webapp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.gson.Gson;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 import io.kubernetes.client.custom.Quantity;
 import io.kubernetes.client.openapi.JSON;
 import io.kubernetes.client.openapi.models.V1Container;
@@ -117,7 +119,7 @@ class DesiredStateTest {
   }
 
   @Test
-  void optionalFieldsLeftOutOfTheSpecMustBeAbsentInTheManagedTree() {
+  void optionalFieldsLeftOutOfTheSpecAreNotNamedInTheManagedTree() {
     DeploymentResource resource = new DeploymentResource();
     V1Deployment deployment = resource.desired(webApp(new WebAppSpec("nginx", null, null, null, null, null, null, null)));
     var tree = resource.managedTree(GSON.toJsonTree(deployment).getAsJsonObject());
@@ -125,11 +127,42 @@ class DesiredStateTest {
         .getAsJsonArray("containers").get(0).getAsJsonObject();
 
     assertThat(deployment.getSpec().getReplicas()).as("default replicas").isEqualTo(1);
-    assertThat(container.get("env").isJsonNull()).isTrue();
-    assertThat(container.get("ports").isJsonNull()).isTrue();
-    assertThat(container.get("readinessProbe").isJsonNull()).isTrue();
-    assertThat(container.get("resources").isJsonNull()).isTrue();
+    // Not named means not Steward's: an admission policy may set them without Steward undoing it.
+    assertThat(container.keySet()).containsExactlyInAnyOrder("name", "image", "securityContext");
     assertThat(tree.getAsJsonObject("metadata").has("ownerReferences")).isFalse();
+  }
+
+  @Test
+  void whatAnAdmissionPolicyAddsIsNotDriftButWhatTheSpecDropsIsRemoved() {
+    DeploymentResource resource = new DeploymentResource();
+    // What the server holds after a policy added an env var, a memory request and a sidecar.
+    V1Deployment live = GSON.fromJson(GSON.toJson(resource.desired(webApp(spec()))), V1Deployment.class);
+    V1Container app = live.getSpec().getTemplate().getSpec().getContainers().get(0);
+    app.addEnvItem(new V1EnvVar().name("INJECTED").value("yes"));
+    app.getResources().putRequestsItem("memory", new Quantity("32Mi"));
+    live.getSpec().getTemplate().getSpec().addContainersItem(new V1Container().name("proxy").image("envoy"));
+    JsonObject liveTree = GSON.toJsonTree(live).getAsJsonObject();
+    // Steward created it with env A, a cpu request, a memory limit, the port and the probe.
+    JsonObject owned = JsonParser.parseString("""
+        {"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\\"name\\":\\"app\\"}":{
+          "f:env":{"k:{\\"name\\":\\"A\\"}":{".":{},"f:name":{},"f:value":{}}},
+          "f:ports":{"k:{\\"containerPort\\":8080,\\"protocol\\":\\"TCP\\"}":{".":{}}},
+          "f:readinessProbe":{".":{}},
+          "f:resources":{"f:requests":{"f:cpu":{}},"f:limits":{"f:memory":{}}}}}}}}}
+        """).getAsJsonObject();
+
+    JsonObject same = resource.managedTree(GSON.toJsonTree(resource.desired(webApp(spec()))).getAsJsonObject());
+    assertThat(resource.managedFields().patch(same, liveTree, owned)).as("patch for an unchanged spec").isNull();
+
+    JsonObject dropped = resource.managedTree(GSON.toJsonTree(resource.desired(webApp(
+        new WebAppSpec("nginx:1.27", 2, null, null, null, null, null, false)))).getAsJsonObject());
+    assertThat(resource.managedFields().patch(dropped, liveTree, owned)).isEqualTo(JsonParser.parseString("""
+        {"spec":{"template":{"spec":{"containers":[{"name":"app",
+          "env":[{"name":"A","$patch":"delete"}],
+          "ports":[{"containerPort":8080,"protocol":"TCP","$patch":"delete"}],
+          "readinessProbe":null,
+          "resources":{"requests":{"cpu":null},"limits":{"memory":null}}}]}}}}
+        """));
   }
 
   @Test
@@ -172,5 +205,11 @@ class DesiredStateTest {
     live.getMetadata().resourceVersion("42").generation(1L).putAnnotationsItem("deployment.kubernetes.io/revision", "1");
 
     assertThat(resource.managedFields().matches(tree, GSON.toJsonTree(live))).isTrue();
+    // Steward created it, so it owns what it sent and the defaults the server filled in on create;
+    // those are never removed (the server would only fill them in again).
+    JsonObject ownedWithDefaults = JsonParser.parseString("""
+        {"f:spec":{"f:progressDeadlineSeconds":{},"f:template":{"f:spec":{"f:restartPolicy":{}}}}}
+        """).getAsJsonObject();
+    assertThat(resource.managedFields().patch(tree, GSON.toJsonTree(live).getAsJsonObject(), ownedWithDefaults)).isNull();
   }
 }

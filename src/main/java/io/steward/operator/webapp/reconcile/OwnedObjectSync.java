@@ -1,28 +1,40 @@
 package io.steward.operator.webapp.reconcile;
 
 import com.google.gson.Gson;
+import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
+import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.common.KubernetesListObject;
 import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.openapi.models.V1ManagedFieldsEntry;
 import io.kubernetes.client.openapi.models.V1Preconditions;
 import io.kubernetes.client.openapi.models.V1Status;
 import io.kubernetes.client.util.generic.GenericKubernetesApi;
 import io.kubernetes.client.util.generic.KubernetesApiResponse;
+import io.kubernetes.client.util.generic.options.CreateOptions;
 import io.kubernetes.client.util.generic.options.DeleteOptions;
+import io.kubernetes.client.util.generic.options.PatchOptions;
+import io.steward.operator.webapp.ManagedFields;
 import io.steward.operator.webapp.OwnedResource;
 import io.steward.operator.webapp.Problem;
 import io.steward.operator.webapp.api.WebApp;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Brings one owned object in line with its WebApp: reads it from the informer cache, creates it when
- * missing, updates it (with its resourceVersion, so a concurrent writer wins and we retry) only when
- * a managed field drifted, deletes it when the spec no longer asks for it, and never touches an
- * object of the same name that the WebApp does not own.
+ * missing, patches Steward's own fields (with the resourceVersion, so a concurrent writer wins and we
+ * retry) only when one of them differs or one Steward set is no longer wanted, deletes the object
+ * when the spec no longer asks for it, and never touches an object of the same name that the WebApp
+ * does not own. Fields others set (an admission policy, another client) are theirs and stay; see
+ * {@link ManagedFields}.
  */
 public final class OwnedObjectSync<T extends KubernetesObject, L extends KubernetesListObject> {
   private static final Logger log = LoggerFactory.getLogger(OwnedObjectSync.class);
+  /** The field manager of Steward's writes, as the API server records it in managedFields. */
+  public static final String FIELD_MANAGER = "steward";
 
   public enum Action { NONE, CREATED, UPDATED, DELETED }
 
@@ -67,14 +79,20 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
     }
     JsonObject desiredTree = resource.managedTree(gson.toJsonTree(desired).getAsJsonObject());
     JsonObject currentTree = gson.toJsonTree(current).getAsJsonObject();
-    if (resource.managedFields().matches(desiredTree, currentTree)) {
+    JsonObject patch = resource.managedFields().patch(desiredTree, currentTree, ownedFields(current, gson));
+    if (patch == null) {
       return new Outcome<>(Action.NONE, current, null);
     }
-    // Names only: the trees hold env values and other user data, which stay out of logs at any level.
-    log.debug("{} {}/{} differs from the spec in a managed field; updating it", resource.kind(),
+    // Names only: the patch holds env values and other user data, which stay out of logs at any level.
+    log.debug("{} {}/{} differs from the spec in Steward's fields; patching it", resource.kind(),
         webApp.getMetadata().getNamespace(), name);
-    T updated = gson.fromJson(resource.managedFields().overlay(currentTree, desiredTree), resource.type());
-    KubernetesApiResponse<T> response = api.update(updated);
+    // A strategic merge patch of Steward's fields only: the server merges it into the object it has,
+    // so fields Steward does not know (or that its models drop) stay. The resourceVersion makes it
+    // conditional: if the object changed since we read it, the server refuses it (409) and we retry.
+    patch.add("metadata", withResourceVersion(patch.getAsJsonObject("metadata"), current));
+    KubernetesApiResponse<T> response = api.patch(current.getMetadata().getNamespace(), name,
+        V1Patch.PATCH_FORMAT_STRATEGIC_MERGE_PATCH, new V1Patch(patch.toString()),
+        new PatchOptions().fieldManager(FIELD_MANAGER));
     if (response.isSuccess()) {
       cache.written(current, response.getObject());
       return new Outcome<>(Action.UPDATED, response.getObject(), null);
@@ -82,9 +100,39 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
     return failure("update", response, current);
   }
 
+  /**
+   * What Steward set before on this object: the union of the fields its entries in
+   * {@code metadata.managedFields} own. Steward's writes name their field manager; versions before
+   * that wrote without one, and the API server named them after the User-Agent {@code steward/...},
+   * which is the same manager. Fields an admission policy adds to Steward's request are attributed to
+   * no one, so they never count as Steward's.
+   */
+  static JsonObject ownedFields(KubernetesObject live, Gson gson) {
+    List<V1ManagedFieldsEntry> entries = live.getMetadata().getManagedFields();
+    List<JsonObject> sets = new ArrayList<>();
+    if (entries != null) {
+      for (V1ManagedFieldsEntry entry : entries) {
+        boolean mainResource = entry.getSubresource() == null || entry.getSubresource().isEmpty();
+        if (mainResource && FIELD_MANAGER.equals(entry.getManager()) && entry.getFieldsV1() != null) {
+          JsonElement fields = gson.toJsonTree(entry.getFieldsV1());
+          if (fields.isJsonObject()) {
+            sets.add(fields.getAsJsonObject());
+          }
+        }
+      }
+    }
+    return ManagedFields.union(sets);
+  }
+
+  private static JsonObject withResourceVersion(JsonObject metadata, KubernetesObject current) {
+    JsonObject result = metadata == null ? new JsonObject() : metadata;
+    result.addProperty("resourceVersion", current.getMetadata().getResourceVersion());
+    return result;
+  }
+
   private Outcome<T> create(WebApp webApp, T desired) {
     KubernetesApiResponse<T> response = cache.creating(desired, () -> {
-      KubernetesApiResponse<T> created = api.create(desired);
+      KubernetesApiResponse<T> created = api.create(desired, new CreateOptions().fieldManager(FIELD_MANAGER));
       if (created.isSuccess()) {
         cache.written(null, created.getObject());
       }
