@@ -57,7 +57,11 @@ public final class LeaderElection {
     this.observedLeader = observedLeader;
   }
 
-  public void start() {
+  /**
+   * @param watchTerm false only with the local guard off (a test of the server-side fence): then,
+   *     as before fencing, only the elector's own timers end leadership
+   */
+  public void start(boolean watchTerm) {
     campaign.start();
     electorThread = new Thread(() -> elector.run(() -> {
       campaign.electorConfirmed();
@@ -65,6 +69,9 @@ public final class LeaderElection {
     }, () -> lost("the elector could not renew the Lease within the renew deadline"), observedLeader::accept),
         "leader-elector");
     electorThread.start();
+    if (!watchTerm) {
+      return;
+    }
     long period = WATCHDOG_PERIOD.toNanos();
     watchdog.scheduleAtFixedRate(() -> {
       if (term.isOver()) {

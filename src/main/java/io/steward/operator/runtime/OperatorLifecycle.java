@@ -82,7 +82,7 @@ public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.L
     } else {
       election = new LeaderElection(settings, leaseNamespace, leadership.identity(), clients, term,
           leadership::observedLeader, this);
-      election.start();
+      election.start(properties.getFencing().isLocalGuard());
       log.info("{} campaigns for Lease {}/{}", leadership.identity(), leaseNamespace, settings.getLeaseName());
     }
     long period = properties.getResyncPeriod().toMillis();

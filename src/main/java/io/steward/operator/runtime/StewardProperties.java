@@ -101,8 +101,9 @@ public class StewardProperties {
   /** How writes are fenced when leader election is on. */
   public static class Fencing {
     /**
-     * Refuse every write outside this replica's leadership term (default). Tests switch it off to
-     * show what the API server's admission policy refuses by itself; never switch it off in a cluster.
+     * Refuse every write outside this replica's leadership term, and exit the moment the term runs
+     * out (default). Tests switch it off to show what the API server's admission policy refuses by
+     * itself; never switch it off in a cluster.
      */
     private boolean localGuard = true;
 

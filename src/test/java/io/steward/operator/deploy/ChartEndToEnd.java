@@ -111,7 +111,7 @@ final class ChartEndToEnd {
       // and it did use its permissions.
       String user = account.userName();
       await().atMost(CONVERGE).untilAsserted(() -> assertThat(usedPermissions(user, since))
-          .contains("create apps/deployments", "update apps/deployments", "create /services", "delete /services",
+          .contains("create apps/deployments", "patch apps/deployments", "create /services", "delete /services",
               "patch steward.io/webapps/status", "create /events", "get coordination.k8s.io/leases"));
       // (Other test classes' namespaces may be terminating, where every create is refused: not RBAC.)
       List<AuditLog.Entry> refused = cluster.auditLog().entries(e -> user.equals(e.user())
