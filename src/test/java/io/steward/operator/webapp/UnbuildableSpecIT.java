@@ -81,23 +81,22 @@ class UnbuildableSpecIT {
 
     WebApp stalled = await().atMost(CONVERGE).ignoreExceptions().until(() -> webApps.get(name),
         w -> Conditions.isTrue(w.getStatus().conditionsOrEmpty(), "Stalled"));
-    Instant reportedAt = Instant.now();
     assertThat(stalled.getStatus().phase()).isEqualTo(Phase.Degraded);
     assertThat(stalled.getStatus().observedGeneration()).isEqualTo(stalled.getMetadata().getGeneration());
     assertThat(Conditions.find(stalled.getStatus().conditions(), "Stalled").getReason()).isEqualTo("InvalidSpec");
     assertThat(Conditions.find(stalled.getStatus().conditions(), "Stalled").getMessage())
         .contains("cannot build the Deployment");
 
-    // Terminal: several resyncs later, not one more write by Steward for it, and one Warning Event.
+    // Terminal: once its Event is out, several resyncs pass without one more write by Steward for it.
+    await().atMost(CONVERGE).until(() -> !warnings(name).isEmpty());
+    Instant reportedAt = Instant.now();
     await().pollDelay(Duration.ofSeconds(7)).atMost(Duration.ofSeconds(20)).until(() -> true);
     List<AuditLog.Entry> writes = cluster.auditLog().writesBy(operator.userAgent(), reportedAt).stream()
         .filter(e -> Set.of("webapps", "deployments", "services", "events").contains(e.resource()))
         .filter(e -> ns.equals(e.namespace()) && e.name() != null && e.name().startsWith(name))
         .toList();
     assertThat(writes).as("writes by Steward after the problem was reported").isEmpty();
-    List<CoreV1Event> warnings = core.listNamespacedEvent(ns).fieldSelector("involvedObject.name=" + name)
-        .execute().getItems().stream().filter(e -> "Warning".equals(e.getType())).toList();
-    assertThat(warnings).singleElement().satisfies(e -> {
+    assertThat(warnings(name)).singleElement().satisfies(e -> {
       assertThat(e.getReason()).isEqualTo("InvalidSpec");
       assertThat(e.getCount()).isEqualTo(1);
     });
@@ -109,6 +108,11 @@ class UnbuildableSpecIT {
     WebApp ready = await().atMost(CONVERGE).ignoreExceptions().until(() -> webApps.get(name),
         w -> w.getStatus().phase() == Phase.Ready);
     assertThat(Conditions.isTrue(ready.getStatus().conditions(), "Stalled")).isFalse();
+  }
+
+  private static List<CoreV1Event> warnings(String name) throws Exception {
+    return core.listNamespacedEvent(ns).fieldSelector("involvedObject.name=" + name).execute().getItems().stream()
+        .filter(e -> "Warning".equals(e.getType())).toList();
   }
 
   /** The CRD with its quantity schema as before the bounds: the Kubernetes quantity pattern only. */
