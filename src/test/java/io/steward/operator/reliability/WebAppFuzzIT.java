@@ -85,6 +85,7 @@ class WebAppFuzzIT {
     Map<Outcome, Integer> counts = new EnumMap<>(Outcome.class);
     List<String> refusedWithoutField = new ArrayList<>();
     List<String> silent = new ArrayList<>();
+    List<String> rollingOut = new ArrayList<>();
     Map<String, Integer> reasons = new LinkedHashMap<>();
     Instant start = Instant.now();
 
@@ -114,6 +115,8 @@ class WebAppFuzzIT {
         counts.merge(outcome, 1, Integer::sum);
         if (outcome == Outcome.SILENT) {
           silent.add(name + " (" + fields.get(name) + ")");
+        } else if (outcome == Outcome.ROLLING_OUT) {
+          rollingOut.add(name + " (" + fields.get(name) + ")");
         }
       });
       for (String name : accepted.keySet()) {
@@ -122,7 +125,7 @@ class WebAppFuzzIT {
     }
 
     Duration took = Duration.between(start, Instant.now());
-    writeFigures(counts, reasons, silent, refusedWithoutField, fuzz.mutations().size(), took);
+    writeFigures(counts, reasons, silent, rollingOut, refusedWithoutField, fuzz.mutations().size(), took);
     assertThat(silent).as("WebApps the API server accepted and Steward never reported on").isEmpty();
     assertThat(refusedWithoutField).as("refusals whose message names no field").isEmpty();
     assertThat(counts.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(DOCUMENTS);
@@ -204,7 +207,7 @@ class WebAppFuzzIT {
   }
 
   private static void writeFigures(Map<Outcome, Integer> counts, Map<String, Integer> reasons, List<String> silent,
-      List<String> refusedWithoutField, int mutations, Duration took) throws IOException {
+      List<String> rollingOut, List<String> refusedWithoutField, int mutations, Duration took) throws IOException {
     int accepted = DOCUMENTS - counts.getOrDefault(Outcome.REFUSED, 0);
     Map<String, Object> root = new LinkedHashMap<>();
     root.put("date", Instant.now().toString());
@@ -221,6 +224,7 @@ class WebAppFuzzIT {
     root.put("acceptedButSilent", silent.size());
     root.put("degradedReasons", reasons);
     root.put("silentExamples", silent.stream().limit(20).toList());
+    root.put("rollingOutExamples", rollingOut.stream().limit(20).toList());
     root.put("refusedWithoutFieldExamples", refusedWithoutField.stream().limit(20).toList());
     root.put("seconds", took.toSeconds());
     Path dir = Path.of("target", "reliability");
