@@ -78,7 +78,7 @@ public final class WebAppReconciler implements Reconciler {
           : refusedSpec != null ? observe(webApp, refusedSpec) : converge(webApp);
       WebAppStatus status = statusCalculator.compute(observation,
           OffsetDateTime.now(clock).withOffsetSameInstant(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS));
-      boolean statusWritten = statusWriter.writeIfChanged(webApp, status);
+      boolean statusWritten = writeStatus(webApp, status);
       Problem problem = observation.problem();
       if (problem != null) {
         reportProblemOnce(webApp, problem);
@@ -155,9 +155,10 @@ public final class WebAppReconciler implements Reconciler {
       return new OwnedObjectSync.Outcome<>(OwnedObjectSync.Action.NONE, sync.observe(webApp),
           Problem.apiFailure(e.getMessage()));
     } catch (RuntimeException e) {
-      if (causedByIo(e)) {
+      IOException io = ioCause(e);
+      if (io != null) {
         return new OwnedObjectSync.Outcome<>(OwnedObjectSync.Action.NONE, sync.observe(webApp),
-            Problem.apiFailure(sync.resource().kind() + " " + webApp.getMetadata().getName() + ": " + e));
+            Problem.apiFailure("writing " + sync.resource().kind() + " " + webApp.getMetadata().getName() + " failed: " + io));
       }
       log.debug("Building or writing {} {}/{} failed", sync.resource().kind(), webApp.getMetadata().getNamespace(),
           webApp.getMetadata().getName(), e);
@@ -166,13 +167,31 @@ public final class WebAppReconciler implements Reconciler {
     }
   }
 
-  private static boolean causedByIo(Throwable e) {
+  /**
+   * The status write, with a connection lost mid-response (which the client library reports as a
+   * JSON parse error of the body it could not read) reported as the transient failure it is.
+   */
+  private boolean writeStatus(WebApp webApp, WebAppStatus status) {
+    try {
+      return statusWriter.writeIfChanged(webApp, status);
+    } catch (StaleCacheException | ApiFailureException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      IOException io = ioCause(e);
+      if (io == null) {
+        throw e;
+      }
+      throw new ApiFailureException("patch status of WebApp " + webApp.getMetadata().getName(), 0, io.toString());
+    }
+  }
+
+  private static IOException ioCause(Throwable e) {
     for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-      if (cause instanceof IOException) {
-        return true;
+      if (cause instanceof IOException io) {
+        return io;
       }
     }
-    return false;
+    return null;
   }
 
   /** One Warning event and one log line per distinct problem, not one per retry. */
