@@ -9,7 +9,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Times and counts every reconcile under controller-runtime's result labels, and turns an
- * exception into a rate-limited retry with one log line, so a worker never dies of one.
+ * exception into a rate-limited retry with one log line, so a worker never dies of one. A
+ * {@link TerminalException} is counted as an error too but not retried: as controller-runtime does
+ * with a terminal error, the request is forgotten until the object changes again.
  */
 public final class InstrumentedReconciler implements Reconciler {
   private static final Logger log = LoggerFactory.getLogger(InstrumentedReconciler.class);
@@ -32,6 +34,11 @@ public final class InstrumentedReconciler implements Reconciler {
       outcome = !result.isRequeue() ? ControllerMetrics.SUCCESS
           : result.getRequeueAfter() == null ? ControllerMetrics.REQUEUE : ControllerMetrics.REQUEUE_AFTER;
       return result;
+    } catch (TerminalException e) {
+      // The reconciler reported it in the object's status and an Event once; no line per pass here.
+      log.debug("Reconcile of {}/{} failed terminally, not retried until it changes: {}", request.getNamespace(),
+          request.getName(), e.getMessage());
+      return new Result(false);
     } catch (RuntimeException e) {
       if (WriteFence.FencedWriteException.isCauseOf(e)) {
         // The term is over and the process on its way out; the write was not sent.

@@ -19,69 +19,128 @@ import java.util.Objects;
  * Computes a WebApp's status from what was observed: its Deployment's rollout, its Service, and any
  * problem met on this pass. A pure function of its inputs (and of "now" for transitions), so the
  * same observation gives an equal status and no write.
+ *
+ * <p>Every status it computes carries the WebApp's current generation as observedGeneration, and so
+ * does each condition: kstatus judges a status whose observedGeneration is behind as InProgress.
  */
 public final class WebAppStatusCalculator {
 
   /** What one pass observed and did; {@code deployment} and {@code service} are Steward's own or null. */
   public record Observation(WebApp webApp, V1Deployment deployment, V1Service service, Problem problem) {}
 
+  /** The facts every condition is derived from, gathered once. */
+  private record Facts(long generation, boolean paused, V1Deployment deployment, V1DeploymentStatus rollout,
+      int desired, int available, boolean rolledOut, Problem problem) {
+
+    boolean stalled() {
+      return problem != null && problem.stalled();
+    }
+
+    String replicasMessage() {
+      return available + " of " + desired + " replicas available";
+    }
+  }
+
   public WebAppStatus compute(Observation observed, OffsetDateTime now) {
+    Facts facts = facts(observed);
+    List<V1Condition> conditions = observed.webApp().getStatus().conditionsOrEmpty();
+    for (V1Condition wanted : List.of(degraded(facts), ready(facts), progressing(facts), reconciling(facts),
+        stalled(facts))) {
+      conditions = Conditions.set(conditions, wanted, now);
+    }
     WebApp webApp = observed.webApp();
-    long generation = Objects.requireNonNullElse(webApp.getMetadata().getGeneration(), 0L);
-    boolean paused = webApp.getSpec().isPaused();
+    return new WebAppStatus(phase(facts), facts.generation(), orZero(facts.rollout().getReplicas()),
+        orZero(facts.rollout().getReadyReplicas()), facts.available(), WebAppLabels.selectorString(webApp),
+        observed.service() == null ? null : ServiceResource.url(observed.service()), conditions);
+  }
+
+  private static Facts facts(Observation observed) {
+    WebApp webApp = observed.webApp();
     V1Deployment deployment = observed.deployment();
     V1DeploymentStatus rollout = deployment == null || deployment.getStatus() == null
         ? new V1DeploymentStatus() : deployment.getStatus();
     int desired = deployment == null ? webApp.getSpec().replicasOrDefault()
         : Objects.requireNonNullElse(deployment.getSpec().getReplicas(), 1);
-    int available = orZero(rollout.getAvailableReplicas());
-    boolean rolledOut = deployment != null && isRolledOut(deployment, desired);
-    V1DeploymentCondition deadline = deadlineExceeded(rollout);
-
-    List<V1Condition> conditions = webApp.getStatus().conditionsOrEmpty();
     Problem problem = observed.problem();
+    V1DeploymentCondition deadline = deadlineExceeded(rollout);
     if (problem == null && deadline != null) {
-      problem = new Problem(Reasons.PROGRESS_DEADLINE_EXCEEDED, "Deployment " + deployment.getMetadata().getName()
-          + " is not progressing: " + deadline.getMessage());
+      problem = Problem.progressDeadlineExceeded(deployment.getMetadata().getName(), deadline.getMessage());
     }
-    conditions = Conditions.set(conditions, problem == null
-        ? condition(WebAppConditions.DEGRADED, false, Reasons.AS_EXPECTED, "", generation)
-        : condition(WebAppConditions.DEGRADED, true, problem.reason(), problem.message(), generation), now);
+    return new Facts(Objects.requireNonNullElse(webApp.getMetadata().getGeneration(), 0L),
+        webApp.getSpec().isPaused(), deployment, rollout, desired, orZero(rollout.getAvailableReplicas()),
+        deployment != null && isRolledOut(deployment, desired), problem);
+  }
 
-    String replicasMessage = available + " of " + desired + " replicas available";
-    conditions = Conditions.set(conditions, rolledOut
-        ? condition(WebAppConditions.READY, true, Reasons.AVAILABLE, replicasMessage, generation)
-        : condition(WebAppConditions.READY, false, deployment == null ? Reasons.CREATING : Reasons.NOT_AVAILABLE,
-            deployment == null ? "the Deployment does not exist yet" : replicasMessage, generation), now);
+  private static V1Condition degraded(Facts f) {
+    return f.problem() == null
+        ? condition(WebAppConditions.DEGRADED, false, Reasons.AS_EXPECTED, "", f.generation())
+        : condition(WebAppConditions.DEGRADED, true, f.problem().reason(), f.problem().message(), f.generation());
+  }
 
-    V1Condition progressing;
-    if (paused) {
-      progressing = condition(WebAppConditions.PROGRESSING, false, Reasons.PAUSED,
-          "spec.paused is true: Steward does not change the Deployment or Service", generation);
-    } else if (rolledOut) {
-      progressing = condition(WebAppConditions.PROGRESSING, false, Reasons.ROLLOUT_COMPLETE, replicasMessage, generation);
-    } else if (deployment == null) {
-      progressing = condition(WebAppConditions.PROGRESSING, problem == null, Reasons.CREATING,
-          problem == null ? "creating the Deployment" : "blocked: " + problem.reason(), generation);
-    } else {
-      progressing = condition(WebAppConditions.PROGRESSING, deadline == null, Reasons.ROLLING_OUT,
-          orZero(rollout.getUpdatedReplicas()) + " of " + desired + " replicas updated, " + replicasMessage, generation);
+  private static V1Condition ready(Facts f) {
+    if (f.rolledOut()) {
+      return condition(WebAppConditions.READY, true, Reasons.AVAILABLE, f.replicasMessage(), f.generation());
     }
-    conditions = Conditions.set(conditions, progressing, now);
+    return f.deployment() == null
+        ? condition(WebAppConditions.READY, false, Reasons.CREATING, "the Deployment does not exist yet", f.generation())
+        : condition(WebAppConditions.READY, false, Reasons.NOT_AVAILABLE, f.replicasMessage(), f.generation());
+  }
 
-    Phase phase;
-    if (paused) {
-      phase = Phase.Paused;
-    } else if (problem != null) {
-      phase = Phase.Degraded;
-    } else if (rolledOut) {
-      phase = Phase.Ready;
-    } else {
-      phase = deployment == null ? Phase.Pending : Phase.Progressing;
+  private static V1Condition progressing(Facts f) {
+    if (f.paused()) {
+      return condition(WebAppConditions.PROGRESSING, false, Reasons.PAUSED,
+          "spec.paused is true: Steward does not change the Deployment or Service", f.generation());
     }
-    return new WebAppStatus(phase, generation, orZero(rollout.getReplicas()), orZero(rollout.getReadyReplicas()),
-        available, WebAppLabels.selectorString(webApp),
-        observed.service() == null ? null : ServiceResource.url(observed.service()), conditions);
+    if (f.rolledOut()) {
+      return condition(WebAppConditions.PROGRESSING, false, Reasons.ROLLOUT_COMPLETE, f.replicasMessage(), f.generation());
+    }
+    if (f.deployment() == null) {
+      return condition(WebAppConditions.PROGRESSING, !f.stalled(), Reasons.CREATING,
+          f.problem() == null ? "creating the Deployment" : "blocked: " + f.problem().reason(), f.generation());
+    }
+    return condition(WebAppConditions.PROGRESSING, !f.stalled(), Reasons.ROLLING_OUT,
+        orZero(f.rollout().getUpdatedReplicas()) + " of " + f.desired() + " replicas updated, " + f.replicasMessage(),
+        f.generation());
+  }
+
+  /** True while Steward is still working towards the spec and expects to get there without help. */
+  private static V1Condition reconciling(Facts f) {
+    if (f.paused()) {
+      return condition(WebAppConditions.RECONCILING, false, Reasons.PAUSED, "spec.paused is true", f.generation());
+    }
+    if (f.stalled()) {
+      return condition(WebAppConditions.RECONCILING, false, f.problem().reason(), "stalled: see the Stalled condition",
+          f.generation());
+    }
+    if (f.problem() != null) {
+      return condition(WebAppConditions.RECONCILING, true, Reasons.RETRYING, f.problem().message(), f.generation());
+    }
+    if (f.rolledOut()) {
+      return condition(WebAppConditions.RECONCILING, false, Reasons.ROLLOUT_COMPLETE, f.replicasMessage(), f.generation());
+    }
+    return f.deployment() == null
+        ? condition(WebAppConditions.RECONCILING, true, Reasons.CREATING, "creating the Deployment", f.generation())
+        : condition(WebAppConditions.RECONCILING, true, Reasons.ROLLING_OUT, f.replicasMessage(), f.generation());
+  }
+
+  /** True when Steward cannot make progress until the spec or something outside the WebApp changes. */
+  private static V1Condition stalled(Facts f) {
+    return f.stalled()
+        ? condition(WebAppConditions.STALLED, true, f.problem().reason(), f.problem().message(), f.generation())
+        : condition(WebAppConditions.STALLED, false, Reasons.AS_EXPECTED, "", f.generation());
+  }
+
+  private static Phase phase(Facts f) {
+    if (f.paused()) {
+      return Phase.Paused;
+    }
+    if (f.problem() != null) {
+      return Phase.Degraded;
+    }
+    if (f.rolledOut()) {
+      return Phase.Ready;
+    }
+    return f.deployment() == null ? Phase.Pending : Phase.Progressing;
   }
 
   /** The rollout of the Deployment's current spec is complete, as `kubectl rollout status` judges it. */

@@ -98,7 +98,7 @@ class FencingIT {
    */
   @Test
   void pausedLeaderWritesNothingAfterItsTerm() throws Exception {
-    int trials = FULL ? 50 : 2;
+    int trials = FULL ? 50 : 1;
     String ns = namespace("pause");
     WebApps webApps = new WebApps(cluster.adminClient(), ns);
     Instant start = Instant.now();
@@ -219,7 +219,7 @@ class FencingIT {
    */
   @Test
   void gracefulHandoverIsQuick() throws Exception {
-    int trials = FULL ? 10 : 3;
+    int trials = FULL ? 10 : 2;
     String ns = namespace("graceful");
     WebApps webApps = new WebApps(cluster.adminClient(), ns);
     List<String> names = createWebApps(webApps);
@@ -270,7 +270,7 @@ class FencingIT {
         ? List.of(Duration.ofMillis(100), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2),
             Duration.ofSeconds(3), Duration.ofSeconds(4), Duration.ofSeconds(5))
         : List.of(Duration.ofMillis(300));
-    Duration each = FULL ? Duration.ofSeconds(60) : Duration.ofSeconds(20);
+    Duration each = FULL ? Duration.ofSeconds(60) : Duration.ofSeconds(15);
     String ns = namespace("slow");
     WebApps webApps = new WebApps(cluster.adminClient(), ns);
     List<String> names = createWebApps(webApps);

@@ -34,10 +34,15 @@ public final class Crds {
     }
   }
 
-  public static synchronized void installWebAppCrd(ApiClient client) {
+  public static void installWebAppCrd(ApiClient client) {
+    install(client, load());
+  }
+
+  /** Installs (or updates to) this version of the WebApp CRD, for tests of a CRD other than the file's. */
+  public static synchronized void install(ApiClient client, JsonObject definition) {
     DynamicKubernetesApi crds = new DynamicKubernetesApi("apiextensions.k8s.io", "v1",
         "customresourcedefinitions", client);
-    DynamicKubernetesObject crd = new DynamicKubernetesObject(load());
+    DynamicKubernetesObject crd = new DynamicKubernetesObject(definition);
     String name = crd.getMetadata().getName();
     KubernetesApiResponse<DynamicKubernetesObject> existing = crds.get(name);
     KubernetesApiResponse<DynamicKubernetesObject> response;

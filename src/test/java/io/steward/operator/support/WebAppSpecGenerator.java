@@ -24,6 +24,8 @@ public final class WebAppSpecGenerator {
   private static final String[] CPU = {"1m", "10m", "100m", "250m", "1", "2", "1.5", "64"};
   private static final String[] MEMORY = {"1Ki", "64Mi", "128Mi", "1Gi", "2G", "100M", "1e9"};
   private static final String[] STORAGE = {"1Mi", "1Gi", "10G"};
+  /** The CRD's bound on env names and values together. */
+  private static final int ENV_TOTAL = 32768;
 
   private final Random random;
 
@@ -70,9 +72,16 @@ public final class WebAppSpecGenerator {
       names.add(n.toString());
     }
     List<WebAppSpec.EnvVar> env = new ArrayList<>();
+    int left = ENV_TOTAL;
     for (String n : names) {
-      String value = random.nextInt(20) == 0 ? "v".repeat(32768) : pick(VALUE_PIECES);
-      env.add(switch (random.nextInt(8)) {
+      left -= n.length();
+      String value = random.nextInt(20) == 0 ? "v".repeat(Math.max(0, left - ENV_TOTAL / 8)) : pick(VALUE_PIECES);
+      if (value.length() > left) {
+        value = "";
+      }
+      int kind = random.nextInt(8);
+      left -= kind > 2 ? value.length() : 0;
+      env.add(switch (kind) {
         case 0 -> WebAppSpec.EnvVar.fromSecret(n, reference(), keyName(), random.nextBoolean() ? null : random.nextBoolean());
         case 1 -> WebAppSpec.EnvVar.fromConfigMap(n, reference(), keyName(), random.nextBoolean() ? null : random.nextBoolean());
         case 2 -> new WebAppSpec.EnvVar(n, "");

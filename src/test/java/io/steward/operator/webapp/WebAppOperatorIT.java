@@ -208,21 +208,6 @@ class WebAppOperatorIT {
   }
 
   @Test
-  void specRefusedByTheApiServerEndsDegradedWithItsMessage() throws ApiException {
-    // A negative quantity matches the CRD's quantity pattern, but Pod validation refuses it.
-    webApps.create("negative", WebApps.spec("nginx:1.27", 1, null)
-        .withResources(new WebAppSpec.ResourceSettings(Map.of("cpu", new Quantity("-1")), null)));
-    webApps.create("healthy", WebApps.spec("nginx:1.27", 1, null));
-
-    WebApp degraded = awaitStatus("negative", w -> assertThat(w.getStatus().phase()).isEqualTo(Phase.Degraded));
-    assertThat(condition(degraded, "Degraded").getReason()).isEqualTo("InvalidSpec");
-    assertThat(condition(degraded, "Degraded").getMessage()).contains("resources.requests[cpu]")
-        .contains("must be greater than or equal to 0");
-    awaitStatus("healthy", w -> assertThat(w.getStatus().phase()).isEqualTo(Phase.Ready));
-    await().atMost(CONVERGE).untilAsserted(() -> assertThat(eventReasons("negative")).contains("InvalidSpec"));
-  }
-
-  @Test
   void removingThePortDeletesTheServiceAndDeletingTheWebAppCollectsEverything() throws ApiException {
     webApps.create("gone", WebApps.spec("nginx:1.27", 1, 80));
     await().atMost(CONVERGE).ignoreExceptions().until(() -> core.readNamespacedService("gone", ns).execute() != null);

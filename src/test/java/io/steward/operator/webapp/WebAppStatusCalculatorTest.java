@@ -102,4 +102,73 @@ class WebAppStatusCalculatorTest {
         NOW.plusHours(1));
     assertThat(second).isEqualTo(first);
   }
+
+  // Reconciling and Stalled, the abnormal-true conditions kstatus reads: never both True.
+
+  private static void assertAbnormal(WebAppStatus status, boolean reconciling, boolean stalled) {
+    assertThat(Conditions.isTrue(status.conditions(), "Reconciling")).as("Reconciling").isEqualTo(reconciling);
+    assertThat(Conditions.isTrue(status.conditions(), "Stalled")).as("Stalled").isEqualTo(stalled);
+    assertThat(status.conditions()).allSatisfy(c -> assertThat(c.getObservedGeneration()).isEqualTo(3L));
+  }
+
+  @Test
+  void creatingAndRollingOutAreReconciling() {
+    assertAbnormal(compute(DesiredStateTest.webApp(DesiredStateTest.spec()), null, null), true, false);
+    assertAbnormal(compute(DesiredStateTest.webApp(DesiredStateTest.spec()), deployment(2, 2L, 2, 1, 1), null),
+        true, false);
+  }
+
+  @Test
+  void readyAndPausedAreNeitherReconcilingNorStalled() {
+    assertAbnormal(compute(DesiredStateTest.webApp(DesiredStateTest.spec()), deployment(2, 2L, 2, 2, 2), null),
+        false, false);
+    assertAbnormal(compute(DesiredStateTest.webApp(DesiredStateTest.spec().withPaused(true)),
+        deployment(2, 2L, 2, 1, 1), null), false, false);
+  }
+
+  @Test
+  void aConflictIsStalledWithItsReasonAndMessage() {
+    WebAppStatus status = compute(DesiredStateTest.webApp(DesiredStateTest.spec()), null,
+        Problem.conflict("Deployment", "shop"));
+    assertAbnormal(status, false, true);
+    assertThat(Conditions.find(status.conditions(), "Stalled").getReason()).isEqualTo("ResourceConflict");
+    assertThat(Conditions.find(status.conditions(), "Stalled").getMessage()).contains("Deployment shop");
+  }
+
+  @Test
+  void aSpecStewardCannotBuildIsStalledAndTerminal() {
+    Problem problem = Problem.unbuildable("Deployment", new IllegalArgumentException("No suffix for exponent-12"));
+    WebAppStatus status = compute(DesiredStateTest.webApp(DesiredStateTest.spec()), null, problem);
+    assertThat(problem.terminal()).isTrue();
+    assertThat(status.phase()).isEqualTo(Phase.Degraded);
+    assertAbnormal(status, false, true);
+    assertThat(Conditions.find(status.conditions(), "Stalled").getReason()).isEqualTo("InvalidSpec");
+    assertThat(Conditions.find(status.conditions(), "Stalled").getMessage()).contains("No suffix for exponent");
+  }
+
+  @Test
+  void progressDeadlineExceededIsStalledButNotTerminal() {
+    V1Deployment stuck = deployment(2, 2L, 2, 2, 0);
+    stuck.getStatus().conditions(List.of(new V1DeploymentCondition().type("Progressing").status("False")
+        .reason("ProgressDeadlineExceeded").message("ReplicaSet \"shop-1\" has timed out progressing.")));
+    WebAppStatus status = compute(DesiredStateTest.webApp(DesiredStateTest.spec()), stuck, null);
+    assertAbnormal(status, false, true);
+    assertThat(Conditions.find(status.conditions(), "Stalled").getReason()).isEqualTo("ProgressDeadlineExceeded");
+  }
+
+  @Test
+  void aTransientApiFailureIsDegradedAndReconcilingButNotStalled() {
+    WebAppStatus status = compute(DesiredStateTest.webApp(DesiredStateTest.spec()), deployment(2, 2L, 2, 2, 2),
+        Problem.apiFailure("update Deployment failed with HTTP 503: unavailable"));
+    assertThat(status.phase()).isEqualTo(Phase.Degraded);
+    assertThat(Conditions.find(status.conditions(), "Degraded").getReason()).isEqualTo("ApiFailure");
+    assertAbnormal(status, true, false);
+    assertThat(Conditions.find(status.conditions(), "Reconciling").getReason()).isEqualTo("Retrying");
+  }
+
+  @Test
+  void aLongMessageIsShortenedSoTheStatusStaysWritable() {
+    Problem problem = Problem.rejected("Deployment", "x".repeat(100_000));
+    assertThat(problem.message()).hasSizeLessThanOrEqualTo(Problem.MAX_MESSAGE).endsWith("…");
+  }
 }

@@ -1,5 +1,7 @@
 package io.steward.operator.webapp.reconcile;
 
+import io.kubernetes.client.common.KubernetesListObject;
+import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.extended.controller.reconciler.Reconciler;
 import io.kubernetes.client.extended.controller.reconciler.Request;
 import io.kubernetes.client.extended.controller.reconciler.Result;
@@ -8,6 +10,8 @@ import io.kubernetes.client.openapi.models.V1Deployment;
 import io.kubernetes.client.openapi.models.V1DeploymentList;
 import io.kubernetes.client.openapi.models.V1Service;
 import io.kubernetes.client.openapi.models.V1ServiceList;
+import io.steward.operator.runtime.TerminalException;
+import io.steward.operator.runtime.WriteFence;
 import io.steward.operator.webapp.Conditions;
 import io.steward.operator.webapp.Problem;
 import io.steward.operator.webapp.WebAppConditions;
@@ -15,6 +19,7 @@ import io.steward.operator.webapp.WebAppStatusCalculator;
 import io.steward.operator.webapp.WebAppStatusCalculator.Observation;
 import io.steward.operator.webapp.api.WebApp;
 import io.steward.operator.webapp.api.WebAppStatus;
+import java.io.IOException;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -30,9 +35,13 @@ import org.slf4j.LoggerFactory;
  * owned Deployment and Service to the desired state, then close the loop with one status write when
  * the status changed. Idempotent: a pass over a converged WebApp sends no request at all.
  *
- * <p>Returns {@code Result(true)} (a rate-limited retry) after a lost optimistic-concurrency race and
- * while a problem persists; throws {@link ApiFailureException} and other exceptions for failures, which
- * the runtime counts as errors and also retries with back-off.
+ * <p>Nothing fails silently: whatever goes wrong while building or applying the desired state becomes
+ * a {@link Problem} in the status (Degraded, and Stalled unless a retry may cure it) with one Warning
+ * Event. Returns {@code Result(true)} (a rate-limited retry) after a lost optimistic-concurrency race,
+ * after a transient API failure and while a problem outside the spec persists; throws
+ * {@link TerminalException} for a problem only a new spec can cure, which the runtime does not retry.
+ * Such a problem, once in the status for the current generation, is not attempted again: the WebApp
+ * costs no further write until its spec changes.
  */
 public final class WebAppReconciler implements Reconciler {
   private static final Logger log = LoggerFactory.getLogger(WebAppReconciler.class);
@@ -65,12 +74,18 @@ public final class WebAppReconciler implements Reconciler {
       return DONE; // owned objects go with it, by garbage collection
     }
     try {
-      Observation observation = webApp.getSpec().isPaused() ? observe(webApp) : converge(webApp);
+      Problem refusedSpec = refusedSpecOfThisGeneration(webApp);
+      Observation observation = webApp.getSpec().isPaused() ? observe(webApp, null)
+          : refusedSpec != null ? observe(webApp, refusedSpec) : converge(webApp);
       WebAppStatus status = statusCalculator.compute(observation,
           OffsetDateTime.now(clock).withOffsetSameInstant(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS));
-      boolean statusWritten = statusWriter.writeIfChanged(webApp, status);
-      if (observation.problem() != null) {
-        reportProblemOnce(webApp, observation.problem());
+      boolean statusWritten = writeStatus(webApp, status);
+      Problem problem = observation.problem();
+      if (problem != null) {
+        reportProblemOnce(webApp, problem);
+        if (problem.terminal()) {
+          throw new TerminalException(problem.message());
+        }
         return RETRY;
       }
       if (statusWritten && log.isDebugEnabled()) {
@@ -83,16 +98,32 @@ public final class WebAppReconciler implements Reconciler {
     }
   }
 
-  /** Paused: write nothing owned, but keep reporting what is there. */
-  private Observation observe(WebApp webApp) {
-    return new Observation(webApp, deployments.observe(webApp), services.observe(webApp), null);
+  /** Paused, or refused for this spec: write nothing owned, but keep reporting what is there. */
+  private Observation observe(WebApp webApp, Problem problem) {
+    return new Observation(webApp, deployments.observe(webApp), services.observe(webApp), problem);
+  }
+
+  /**
+   * The problem the status already reports as curable only by a new spec, when it was found for the
+   * WebApp's current generation; null otherwise. Trying again would cost a request and find the same.
+   */
+  private static Problem refusedSpecOfThisGeneration(WebApp webApp) {
+    WebAppStatus status = webApp.getStatus();
+    Long generation = webApp.getMetadata().getGeneration();
+    V1Condition stalled = Conditions.find(status.conditionsOrEmpty(), WebAppConditions.STALLED);
+    if (generation == null || !generation.equals(status.observedGeneration()) || stalled == null
+        || !"True".equals(stalled.getStatus()) || !generation.equals(stalled.getObservedGeneration())
+        || !WebAppConditions.Reasons.INVALID_SPEC.equals(stalled.getReason())) {
+      return null;
+    }
+    return new Problem(stalled.getReason(), stalled.getMessage(), Problem.Cure.SPEC_CHANGE);
   }
 
   private Observation converge(WebApp webApp) {
-    OwnedObjectSync.Outcome<V1Deployment> deployment = deployments.sync(webApp);
+    OwnedObjectSync.Outcome<V1Deployment> deployment = sync(deployments, webApp);
     // A Deployment the server refused or that is not ours blocks the Service too: report one cause.
     OwnedObjectSync.Outcome<V1Service> service = deployment.problem() == null
-        ? services.sync(webApp)
+        ? sync(services, webApp)
         : new OwnedObjectSync.Outcome<>(OwnedObjectSync.Action.NONE, services.observe(webApp), null);
     List<WebAppEvents.Change> changes = new ArrayList<>(2);
     if (deployment.action() != OwnedObjectSync.Action.NONE) {
@@ -108,6 +139,69 @@ public final class WebAppReconciler implements Reconciler {
     }
     Problem problem = deployment.problem() != null ? deployment.problem() : service.problem();
     return new Observation(webApp, deployment.object(), service.object(), problem);
+  }
+
+  /**
+   * One owned object's sync, with every failure but a lost race turned into a problem for the status:
+   * a transient API failure is retried, anything else (a value the client library cannot write, say)
+   * only a new spec can cure.
+   */
+  private static <T extends KubernetesObject, L extends KubernetesListObject> OwnedObjectSync.Outcome<T> sync(
+      OwnedObjectSync<T, L> sync, WebApp webApp) {
+    try {
+      return sync.sync(webApp);
+    } catch (StaleCacheException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      if (WriteFence.FencedWriteException.isCauseOf(e)) {
+        throw e; // not a problem of this WebApp: this replica's term is over and the pass is abandoned
+      }
+      return problemOf(sync, webApp, e);
+    }
+  }
+
+  private static <T extends KubernetesObject, L extends KubernetesListObject> OwnedObjectSync.Outcome<T> problemOf(
+      OwnedObjectSync<T, L> sync, WebApp webApp, RuntimeException failure) {
+    Problem problem;
+    IOException io = ioCause(failure);
+    if (failure instanceof ApiFailureException) {
+      problem = Problem.apiFailure(failure.getMessage());
+    } else if (io != null) {
+      problem = Problem.apiFailure("writing " + sync.resource().kind() + " " + webApp.getMetadata().getName()
+          + " failed: " + io);
+    } else {
+      log.debug("Building or writing {} {}/{} failed", sync.resource().kind(), webApp.getMetadata().getNamespace(),
+          webApp.getMetadata().getName(), LogSafe.redacted(failure));
+      problem = Problem.unbuildable(sync.resource().kind(), failure);
+    }
+    return new OwnedObjectSync.Outcome<>(OwnedObjectSync.Action.NONE, sync.observe(webApp), problem);
+  }
+
+  /**
+   * The status write, with a connection lost mid-response (which the client library reports as a
+   * JSON parse error of the body it could not read) reported as the transient failure it is.
+   */
+  private boolean writeStatus(WebApp webApp, WebAppStatus status) {
+    try {
+      return statusWriter.writeIfChanged(webApp, status);
+    } catch (StaleCacheException | ApiFailureException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      IOException io = ioCause(e);
+      if (io == null) {
+        throw e;
+      }
+      throw new ApiFailureException("patch status of WebApp " + webApp.getMetadata().getName(), io);
+    }
+  }
+
+  private static IOException ioCause(Throwable e) {
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause instanceof IOException io) {
+        return io;
+      }
+    }
+    return null;
   }
 
   /** One Warning event and one log line per distinct problem, not one per retry. */
