@@ -125,8 +125,9 @@ class KustomizeIT {
         Map.of("serviceAccount", Map.of("name", "steward-controller-manager")));
     for (String kind : List.of("ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "FlowSchema",
         "PriorityLevelConfiguration")) {
-      Map<String, Object> mine = out.single(kind);
-      Map<String, Object> charts = chart.single(kind);
+      String name = kind.startsWith("ValidatingAdmissionPolicy") ? "leader-fence" : "";
+      Map<String, Object> mine = out.single(kind, name);
+      Map<String, Object> charts = chart.single(kind, name);
       assertThat(Manifests.name(mine)).as("name of the %s", kind).isEqualTo(Manifests.name(charts));
       assertThat(mine.get("spec")).as("spec of the %s", kind).isEqualTo(charts.get("spec"));
     }

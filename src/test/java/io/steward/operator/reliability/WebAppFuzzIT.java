@@ -16,6 +16,7 @@ import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import io.steward.operator.support.Crds;
 import io.steward.operator.support.InProcessOperator;
 import io.steward.operator.support.WebAppFuzz;
+import io.steward.operator.support.WebApps;
 import io.steward.operator.webapp.api.WebApp;
 import io.steward.testing.cluster.LocalCluster;
 import io.steward.testing.cluster.LocalClusterTest;
@@ -150,7 +151,7 @@ class WebAppFuzzIT {
         if (outcome != null) {
           outcomes.put(webApp.getKey(), outcome);
           if (outcome == Outcome.DEGRADED_OR_STALLED) {
-            reasons.merge(condition(document, "Degraded") == null ? "?" : reasonOf(document), 1, Integer::sum);
+            reasons.merge(WebApps.condition(document, "Degraded") == null ? "?" : reasonOf(document), 1, Integer::sum);
           }
         }
       }
@@ -172,7 +173,7 @@ class WebAppFuzzIT {
     if ((isTrue(document, "Degraded") || isTrue(document, "Stalled")) && !reasonOf(document).isEmpty()) {
       return Outcome.DEGRADED_OR_STALLED;
     }
-    JsonObject ready = condition(document, "Ready");
+    JsonObject ready = WebApps.condition(document, "Ready");
     if (late && ready != null && ready.has("reason") && !ready.get("reason").getAsString().isEmpty()) {
       return Outcome.ROLLING_OUT;
     }
@@ -180,26 +181,13 @@ class WebAppFuzzIT {
   }
 
   private static String reasonOf(JsonObject document) {
-    JsonObject c = isTrue(document, "Stalled") ? condition(document, "Stalled") : condition(document, "Degraded");
+    JsonObject c = isTrue(document, "Stalled") ? WebApps.condition(document, "Stalled") : WebApps.condition(document, "Degraded");
     return c == null || !c.has("reason") ? "" : c.get("reason").getAsString();
   }
 
   private static boolean isTrue(JsonObject document, String type) {
-    JsonObject c = condition(document, type);
+    JsonObject c = WebApps.condition(document, type);
     return c != null && "True".equals(c.get("status").getAsString());
-  }
-
-  private static JsonObject condition(JsonObject document, String type) {
-    JsonObject status = document.getAsJsonObject("status");
-    if (status == null || !status.has("conditions")) {
-      return null;
-    }
-    for (var c : status.getAsJsonArray("conditions")) {
-      if (type.equals(c.getAsJsonObject().get("type").getAsString())) {
-        return c.getAsJsonObject();
-      }
-    }
-    return null;
   }
 
   private static String abbreviated(String text) {

@@ -63,6 +63,20 @@ public final class WebApps {
     return api.list(namespace).throwsApiException().getObject().getItems();
   }
 
+  /** The condition of {@code type} in a WebApp document as the API server returned it; null when absent. */
+  public static com.google.gson.JsonObject condition(com.google.gson.JsonObject document, String type) {
+    com.google.gson.JsonObject status = document.getAsJsonObject("status");
+    if (status == null || !status.has("conditions")) {
+      return null;
+    }
+    for (var c : status.getAsJsonArray("conditions")) {
+      if (type.equals(c.getAsJsonObject().get("type").getAsString())) {
+        return c.getAsJsonObject();
+      }
+    }
+    return null;
+  }
+
   public GenericKubernetesApi<WebApp, WebAppList> api() {
     return api;
   }

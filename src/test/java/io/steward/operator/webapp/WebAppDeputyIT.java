@@ -181,7 +181,7 @@ class WebAppDeputyIT {
         "watchNamespaces", List.of(ns)));
     List<Map<String, Object>> objects = new ArrayList<>();
     for (String kind : POLICY_KINDS) {
-      Map<String, Object> object = chart.single(kind);
+      Map<String, Object> object = chart.single(kind, "webapp-limits");
       KubernetesApiResponse<DynamicKubernetesObject> created =
           policyApi(kind).create(new DynamicKubernetesObject(Manifests.json(object)));
       assertThat(created.isSuccess()).as("create %s: %s", kind, created.getStatus()).isTrue();

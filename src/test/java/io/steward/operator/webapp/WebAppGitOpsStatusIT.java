@@ -106,7 +106,7 @@ class WebAppGitOpsStatusIT {
     JsonObject deadline = awaitDocument("stuck", conditionIs("Degraded", "True"));
 
     assertVerdicts(deadline, "Failed", "Degraded");
-    assertThat(condition(deadline, "Stalled").get("reason").getAsString()).isEqualTo("ProgressDeadlineExceeded");
+    assertThat(WebApps.condition(deadline, "Stalled").get("reason").getAsString()).isEqualTo("ProgressDeadlineExceeded");
   }
 
   @Test
@@ -123,7 +123,7 @@ class WebAppGitOpsStatusIT {
     JsonObject document = awaitDocument("taken", conditionIs("Degraded", "True"));
 
     assertVerdicts(document, "Failed", "Degraded");
-    assertThat(condition(document, "Stalled").get("reason").getAsString()).isEqualTo("ResourceConflict");
+    assertThat(WebApps.condition(document, "Stalled").get("reason").getAsString()).isEqualTo("ResourceConflict");
   }
 
   @Test
@@ -134,8 +134,8 @@ class WebAppGitOpsStatusIT {
     Instant stalledAt = Instant.now();
 
     assertVerdicts(document, "Failed", "Degraded");
-    assertThat(condition(document, "Stalled").get("reason").getAsString()).isEqualTo("InvalidSpec");
-    assertThat(condition(document, "Stalled").get("message").getAsString()).contains("not allowed here");
+    assertThat(WebApps.condition(document, "Stalled").get("reason").getAsString()).isEqualTo("InvalidSpec");
+    assertThat(WebApps.condition(document, "Stalled").get("message").getAsString()).contains("not allowed here");
 
     // Terminal: several resyncs later, no further write by Steward for this WebApp, and one Event.
     await().pollDelay(Duration.ofSeconds(7)).atMost(Duration.ofSeconds(20)).until(() -> true);
@@ -153,7 +153,7 @@ class WebAppGitOpsStatusIT {
 
     webApps.updateSpec("refused", s -> s.withImage("nginx:1.27"));
     JsonObject fixed = awaitDocument("refused", conditionIs("Ready", "True"));
-    assertThat(condition(fixed, "Stalled").get("status").getAsString()).isEqualTo("False");
+    assertThat(WebApps.condition(fixed, "Stalled").get("status").getAsString()).isEqualTo("False");
     assertVerdicts(fixed, "Current", "Healthy");
   }
 
@@ -178,22 +178,9 @@ class WebAppGitOpsStatusIT {
 
   private static Predicate<JsonObject> conditionIs(String type, String status) {
     return d -> {
-      JsonObject c = condition(d, type);
+      JsonObject c = WebApps.condition(d, type);
       return c != null && status.equals(c.get("status").getAsString());
     };
-  }
-
-  private static JsonObject condition(JsonObject document, String type) {
-    JsonObject status = document.getAsJsonObject("status");
-    if (status == null || !status.has("conditions")) {
-      return null;
-    }
-    for (var c : status.getAsJsonArray("conditions")) {
-      if (type.equals(c.getAsJsonObject().get("type").getAsString())) {
-        return c.getAsJsonObject();
-      }
-    }
-    return null;
   }
 
   private static boolean deploymentExists(String name) {

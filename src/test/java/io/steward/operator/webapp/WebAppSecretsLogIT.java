@@ -68,7 +68,8 @@ class WebAppSecretsLogIT {
     Path logFile;
     try (OperatorProcess operator = OperatorProcess.start(cluster, "secrets-" + ns, Map.of(
         "steward.namespaces", ns, "steward.leader-election.enabled", "false", "steward.resync-period", "5s",
-        "logging.level.io.steward", "DEBUG", "logging.level.io.kubernetes", "DEBUG"))) {
+        "logging.level.io.steward", "DEBUG", "logging.level.io.kubernetes", "DEBUG",
+        "logging.level.io.kubernetes.client.informer.cache.ReflectorRunnable", "DEBUG"))) {
       // Create: a literal value and references to a Secret and a ConfigMap.
       webApps.create("vault", WebApps.spec("nginx:1.27", 1, 8080).withEnv(List.of(
           new EnvVar("TOKEN", PREFIX + "created"),
