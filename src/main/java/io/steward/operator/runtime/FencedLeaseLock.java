@@ -100,11 +100,6 @@ public final class FencedLeaseLock implements Lock {
     return term;
   }
 
-  /** The holder as last read; null before the first read. */
-  synchronized String observedHolder() {
-    return observed == null ? null : observed.holder();
-  }
-
   @Override
   public String identity() {
     return delegate.identity();

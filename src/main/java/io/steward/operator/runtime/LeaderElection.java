@@ -34,7 +34,6 @@ public final class LeaderElection {
   private final FencedLeaseLock lock;
   private final LeaderElector elector;
   private final LeaseCampaign campaign;
-  private final String identity;
   private final Listener listener;
   private final Consumer<String> observedLeader;
   private final AtomicBoolean lostOnce = new AtomicBoolean();
@@ -45,7 +44,6 @@ public final class LeaderElection {
   public LeaderElection(StewardProperties.LeaderElection settings, String namespace, String identity,
       OperatorClients clients, LeaseTerm term, Consumer<String> observedLeader, Listener listener) {
     this.term = term;
-    this.identity = identity;
     this.lock = new FencedLeaseLock(new LeaseLock(namespace, settings.getLeaseName(), identity, clients.requests()),
         term, settings.getLeaseDuration());
     this.elector = new LeaderElector(new LeaderElectionConfig(lock, settings.getLeaseDuration(),
@@ -116,10 +114,6 @@ public final class LeaderElection {
 
   public boolean isAlive() {
     return electorThread != null && electorThread.isAlive();
-  }
-
-  public String identity() {
-    return identity;
   }
 
   private void lost(String why) {

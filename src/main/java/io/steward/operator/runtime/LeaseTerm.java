@@ -85,10 +85,6 @@ public final class LeaseTerm {
     return fenced && everGranted && !isValid();
   }
 
-  public boolean isFenced() {
-    return fenced;
-  }
-
   /** How long a term lasts after the send of its last Lease write. */
   public Duration length() {
     return length;
