@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.yaml.snakeyaml.Yaml;
 
@@ -101,26 +100,6 @@ class AdmissionPolicyChartTest {
         .isEqualTo(map(chart.single("ValidatingAdmissionPolicy", "webapp-limits"), "spec"));
     assertThat(map(kustomize.single("ValidatingAdmissionPolicyBinding", "webapp-limits"), "spec"))
         .isEqualTo(Map.of("policyName", "webapp-limits", "validationActions", List.of("Deny")));
-  }
-
-  static List<Arguments> badValues() {
-    return List.of(
-        Arguments.of(Map.of("admission", Map.of("serviceTypes", List.of("ExternalName"))), List.of("/admission/serviceTypes/0", "value must be one of")),
-        Arguments.of(Map.of("admission", Map.of("serviceTypes", List.of())), List.of("/admission/serviceTypes", "minItems")),
-        Arguments.of(Map.of("admission", Map.of("serviceTypes", List.of("NodePort", "NodePort"))), List.of("/admission/serviceTypes", "items at 0 and 1 are equal")),
-        Arguments.of(Map.of("admission", Map.of("maxReplicas", 0)), List.of("/admission/maxReplicas", "minimum: got 0, want 1")),
-        Arguments.of(Map.of("admission", Map.of("maxReplicas", 1001)), List.of("/admission/maxReplicas", "maximum: got 1,001, want 1,000")),
-        Arguments.of(Map.of("admission", Map.of("maxReplicas", "3")), List.of("/admission/maxReplicas", "got string, want integer")),
-        Arguments.of(Map.of("admission", Map.of("serviceType", List.of("ClusterIP"))), List.of("additional properties 'serviceType' not allowed")));
-  }
-
-  @ParameterizedTest
-  @MethodSource("badValues")
-  void schemaRefusesBadValuesNamingTheValue(Map<String, Object> values, List<String> expected) {
-    String error = StewardChart.templateError("steward", NS, values);
-    assertThat(error).as("helm template with %s", values).isNotNull()
-        .contains("values don't meet the specifications of the schema");
-    assertThat(error).contains(expected);
   }
 
   private static Map<String, Object> variables(Map<String, Object> policy) {

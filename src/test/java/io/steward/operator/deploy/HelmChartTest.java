@@ -327,7 +327,15 @@ class HelmChartTest {
         Arguments.of(Map.of("fencing", Map.of("enabled", "yes")), List.of("/fencing/enabled", "got string, want boolean")),
         Arguments.of(Map.of("flowControl", Map.of("nominalConcurrencyShares", 0)), List.of("/flowControl/nominalConcurrencyShares", "minimum: got 0, want 1")),
         Arguments.of(Map.of("flowControl", Map.of("matchingPrecedence", 1)), List.of("/flowControl/matchingPrecedence", "minimum: got 1, want 2")),
-        Arguments.of(Map.of("userRoles", Map.of("create", true)), List.of("/userRoles", "additional properties 'create' not allowed")));
+        Arguments.of(Map.of("userRoles", Map.of("create", true)), List.of("/userRoles", "additional properties 'create' not allowed")),
+        // the WebApp limits policy (AdmissionPolicyChartTest)
+        Arguments.of(Map.of("admission", Map.of("serviceTypes", List.of("ExternalName"))), List.of("/admission/serviceTypes/0", "value must be one of")),
+        Arguments.of(Map.of("admission", Map.of("serviceTypes", List.of())), List.of("/admission/serviceTypes", "minItems")),
+        Arguments.of(Map.of("admission", Map.of("serviceTypes", List.of("NodePort", "NodePort"))), List.of("/admission/serviceTypes", "items at 0 and 1 are equal")),
+        Arguments.of(Map.of("admission", Map.of("maxReplicas", 0)), List.of("/admission/maxReplicas", "minimum: got 0, want 1")),
+        Arguments.of(Map.of("admission", Map.of("maxReplicas", 1001)), List.of("/admission/maxReplicas", "maximum: got 1,001, want 1,000")),
+        Arguments.of(Map.of("admission", Map.of("maxReplicas", "3")), List.of("/admission/maxReplicas", "got string, want integer")),
+        Arguments.of(Map.of("admission", Map.of("serviceType", List.of("ClusterIP"))), List.of("additional properties 'serviceType' not allowed")));
   }
 
   @ParameterizedTest
