@@ -103,12 +103,25 @@ public final class ControllerMetrics {
     return activeWorkers.get();
   }
 
-  /** Reconcile counts by result, plus errors, for the JSON endpoint. */
-  public Map<String, Long> counts() {
+  /** Reconcile passes by result: each pass counts once, under the result it ended with. */
+  public Map<String, Long> reconcilesByResult() {
     Map<String, Long> counts = new LinkedHashMap<>();
     reconciles.forEach((result, counter) -> counts.put(result, (long) counter.count()));
-    counts.put("errors", (long) errors.count());
-    counts.put("retries", (long) retries.count());
     return counts;
+  }
+
+  /** Reconcile passes so far, whatever their result. */
+  public long reconciles() {
+    return reconciles.values().stream().mapToLong(counter -> (long) counter.count()).sum();
+  }
+
+  /** Passes that ended in an error (also counted under the error result). */
+  public long errors() {
+    return (long) errors.count();
+  }
+
+  /** Requests the queue took back for a rate-limited retry: not passes, but what some passes asked for. */
+  public long retries() {
+    return (long) retries.count();
   }
 }

@@ -9,10 +9,15 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * while it looks synced).
  */
 public final class InformersHealthIndicator implements HealthIndicator {
-  private final InformerCaches informers;
+  private final Informers informers;
+  private final String countName;
+  private final KindInformer<?> counted;
 
-  public InformersHealthIndicator(InformerCaches informers) {
+  /** @param counted the kind whose object count the details show, as {@code countName} */
+  public InformersHealthIndicator(Informers informers, String countName, KindInformer<?> counted) {
     this.informers = informers;
+    this.countName = countName;
+    this.counted = counted;
   }
 
   @Override
@@ -26,6 +31,6 @@ public final class InformersHealthIndicator implements HealthIndicator {
     if (!failing.isEmpty()) {
       builder.withDetail("failing", failing);
     }
-    return builder.withDetail("namespaces", informers.namespaces()).withDetail("webApps", informers.webAppCount()).build();
+    return builder.withDetail("namespaces", informers.namespaces()).withDetail(countName, counted.size()).build();
   }
 }

@@ -3,7 +3,6 @@ package io.steward.operator.runtime;
 import io.kubernetes.client.extended.controller.reconciler.Reconciler;
 import io.kubernetes.client.extended.controller.reconciler.Request;
 import io.kubernetes.client.extended.controller.reconciler.Result;
-import io.steward.operator.webapp.reconcile.LogSafe;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,16 +16,23 @@ public final class InstrumentedReconciler implements Reconciler {
   private static final Logger log = LoggerFactory.getLogger(InstrumentedReconciler.class);
 
   private final Reconciler delegate;
+  private final String kind;
   private final ControllerMetrics metrics;
+  private final ReconcilesInFlight inFlight;
 
-  public InstrumentedReconciler(Reconciler delegate, ControllerMetrics metrics) {
+  /** @param kind the kind the controller reconciles, for its log lines */
+  public InstrumentedReconciler(Reconciler delegate, String kind, ControllerMetrics metrics,
+      ReconcilesInFlight inFlight) {
     this.delegate = delegate;
+    this.kind = kind;
     this.metrics = metrics;
+    this.inFlight = inFlight;
   }
 
   @Override
   public Result reconcile(Request request) {
     long start = System.nanoTime();
+    inFlight.started();
     metrics.reconcileStarted();
     String outcome = ControllerMetrics.ERROR;
     try {
@@ -45,12 +51,13 @@ public final class InstrumentedReconciler implements Reconciler {
         log.debug("Reconcile of {}/{} abandoned: {}", request.getNamespace(), request.getName(), e.toString());
         return new Result(false);
       }
-      log.warn("Reconcile of WebApp {}/{} failed, will retry with back-off: {}", request.getNamespace(),
+      log.warn("Reconcile of {} {}/{} failed, will retry with back-off: {}", kind, request.getNamespace(),
           request.getName(), LogSafe.describe(e));
       log.debug("Reconcile failure details", LogSafe.redacted(e));
       return new Result(true);
     } finally {
       metrics.reconcileFinished(outcome, System.nanoTime() - start);
+      inFlight.finished();
     }
   }
 }

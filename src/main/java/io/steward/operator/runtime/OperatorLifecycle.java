@@ -1,9 +1,9 @@
 package io.steward.operator.runtime;
 
-import io.kubernetes.client.extended.controller.Controller;
-import io.kubernetes.client.extended.controller.reconciler.Request;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -37,10 +37,8 @@ public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.L
   private static final List<String> INTERRUPT_NOISE = List.of("io.kubernetes.client.informer.cache.Controller",
       "io.kubernetes.client.informer.cache.ProcessorListener");
 
-  private final InformerCaches informers;
-  private final Controller controller;
-  private final InstrumentedWorkQueue queue;
-  private final ControllerMetrics metrics;
+  private final Informers informers;
+  private final ManagedController<?> controller;
   private final Leadership leadership;
   private final StewardProperties properties;
   private final OperatorClients clients;
@@ -54,15 +52,16 @@ public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.L
   private volatile boolean lost;
   private volatile Thread controllerThread;
   private volatile LeaderElection election;
-  private final ScheduledExecutorService resync = Daemons.scheduler("webapp-resync");
+  private final ScheduledExecutorService resync;
+  /** Completes when the stop begins: whatever waits for the caches stops waiting then. */
+  private final CompletableFuture<Void> stopRequested = new CompletableFuture<>();
 
-  public OperatorLifecycle(InformerCaches informers, Controller controller, InstrumentedWorkQueue queue,
-      ControllerMetrics metrics, Leadership leadership, StewardProperties properties, OperatorClients clients,
-      String leaseNamespace, LeaseTerm term, WriteFence fence, LeadershipLostHandler onLeadershipLost) {
+  public OperatorLifecycle(Informers informers, ManagedController<?> controller, Leadership leadership,
+      StewardProperties properties, OperatorClients clients, String leaseNamespace, LeaseTerm term, WriteFence fence,
+      LeadershipLostHandler onLeadershipLost) {
     this.informers = informers;
     this.controller = controller;
-    this.queue = queue;
-    this.metrics = metrics;
+    this.resync = Daemons.scheduler(controller.name() + "-resync");
     this.leadership = leadership;
     this.properties = properties;
     this.clients = clients;
@@ -91,15 +90,13 @@ public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.L
   }
 
   /**
-   * The safety net: every resync period the leader reconciles every cached WebApp once, which is a
-   * no-op for converged ones. (Events, not this, are what normally wake the controller.) At low
-   * priority, so that a change made meanwhile does not wait behind thousands of these.
+   * The safety net: every resync period the leader reconciles every cached object once (see
+   * {@link ManagedController#resync}). Events, not this, are what normally wake the controller.
    */
   private void resyncAll() {
-    log.debug("Resync: leading={}, {} WebApps cached", leadership.isLeading(), informers.webAppCount());
+    log.debug("Resync: leading={}, {} objects cached", leadership.isLeading(), controller.reconciled().size());
     if (leadership.isLeading() && !stopping) {
-      informers.allWebApps().forEach(webApp -> queue.addLowPriority(
-          new Request(webApp.getMetadata().getNamespace(), webApp.getMetadata().getName())));
+      controller.resync();
     }
   }
 
@@ -121,7 +118,7 @@ public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.L
     leadership.stoppedLeading();
     log.error("{} lost its leadership term ({}); writes are refused from now on, running reconciles are "
         + "abandoned, and the process exits so that a clean one campaigns again", leadership.identity(), why);
-    controller.shutdown();
+    controller.controller().shutdown();
     Thread halt = new Thread(() -> {
       sleep(EXIT_BOUND.toMillis());
       Runtime.getRuntime().halt(1);
@@ -134,25 +131,29 @@ public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.L
   private void startController() {
     controllerThread = new Thread(() -> {
       // The controller gives up after its ready timeout; wait here for however long the caches need.
-      while (!informers.hasSynced() && !stopping) {
-        sleep(100);
+      try {
+        CompletableFuture.anyOf(informers.synced(), stopRequested).get();
+      } catch (InterruptedException e) {
+        return;
+      } catch (ExecutionException e) {
+        throw new IllegalStateException(e);
       }
       if (!stopping) {
-        controller.run();
+        controller.controller().run();
       }
-    }, "webapp-controller");
+    }, controller.name() + "-controller");
     controllerThread.start();
   }
 
   private void stopController() {
-    controller.shutdown();
-    long deadline = System.nanoTime() + properties.getShutdownTimeout().toNanos();
-    while (metrics.activeWorkers() > 0 && System.nanoTime() < deadline) {
-      sleep(20);
-    }
-    if (metrics.activeWorkers() > 0) {
-      log.warn("{} reconciles still running after {}; stopping anyway", metrics.activeWorkers(),
-          properties.getShutdownTimeout());
+    controller.controller().shutdown();
+    try {
+      int running = controller.inFlight().awaitFinished(properties.getShutdownTimeout());
+      if (running > 0) {
+        log.warn("{} reconciles still running after {}; stopping anyway", running, properties.getShutdownTimeout());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -163,7 +164,7 @@ public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.L
    * reconciles end at their next write; the next leader redoes them (a pass is idempotent).
    */
   private void handOver() {
-    controller.shutdown();
+    controller.controller().shutdown();
     election.endTerm();
     try {
       if (!fence.awaitWritesAnswered(properties.getShutdownTimeout())) {
@@ -181,6 +182,7 @@ public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.L
       return;
     }
     stopping = true;
+    stopRequested.complete(null);
     resync.shutdownNow();
     if (lost) {
       election.abandon();

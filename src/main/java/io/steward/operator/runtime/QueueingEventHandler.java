@@ -28,7 +28,7 @@ final class QueueingEventHandler<T extends KubernetesObject> implements Resource
   private final OffsetDateTime watchingSince;
 
   /**
-   * @param requestFor the WebApp to reconcile for an object; null to ignore the object
+   * @param requestFor the request an object wakes; null to ignore the object
    * @param updateMatters which updates that change the resourceVersion need a pass
    * @param watchingSince when Steward began watching: objects created before are the initial list
    */

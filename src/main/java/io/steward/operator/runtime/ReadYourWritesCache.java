@@ -2,8 +2,6 @@ package io.steward.operator.runtime;
 
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.informer.ResourceEventHandler;
-import io.steward.operator.webapp.reconcile.ObjectCache;
-import io.steward.operator.webapp.reconcile.WriteAwareCache;
 import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
@@ -25,7 +23,7 @@ import java.util.function.Supplier;
  * this write built on, the informer is behind and the write is the fresher view. Once the informer
  * shows any other version, it is at least as new, and the record is dropped.
  */
-public final class ReadYourWritesCache<T extends KubernetesObject> implements WriteAwareCache<T> {
+public final class ReadYourWritesCache<T extends KubernetesObject> implements InformerCache<T> {
 
   /**
    * A write (or a chain of writes, each built on the one before): the resourceVersion the chain
@@ -38,11 +36,11 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements Wr
     }
   }
 
-  private final ObjectCache<T> informer;
+  private final InformerCache<T> informer;
   private final ConcurrentMap<String, Write<T>> writes = new ConcurrentHashMap<>();
   private final Set<String> creating = ConcurrentHashMap.newKeySet();
 
-  public ReadYourWritesCache(ObjectCache<T> informer) {
+  public ReadYourWritesCache(InformerCache<T> informer) {
     this.informer = informer;
   }
 
@@ -53,7 +51,11 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements Wr
     return write != null && write.isAhead(version(cached)) ? write.result() : cached;
   }
 
-  @Override
+  /**
+   * Runs {@code request}, the create of {@code object}. While it is in flight, the informer's add
+   * event for that name is its echo (anyone else's object of that name makes the create fail, and a
+   * failed create is retried anyway), so the event need not wake another pass.
+   */
   public <R> R creating(T object, Supplier<R> request) {
     String key = key(object.getMetadata().getNamespace(), object.getMetadata().getName());
     creating.add(key);
@@ -64,7 +66,7 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements Wr
     }
   }
 
-  @Override
+  /** A write succeeded: {@code before} is the object it replaced (null: created), {@code after} the result (null: deleted). */
   public void written(T before, T after) {
     T object = after != null ? after : before;
     String namespace = object.getMetadata().getNamespace();
@@ -87,8 +89,11 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements Wr
     }
   }
 
-  /** Writes not yet seen by the informer (for tests and diagnostics). */
-  public int pending() {
+  /**
+   * Writes not yet seen by the informer. Package-private: the one way to check that every record is
+   * dropped once the informer has caught up, that is, that the cache does not grow without bound.
+   */
+  int pending() {
     return writes.size();
   }
 

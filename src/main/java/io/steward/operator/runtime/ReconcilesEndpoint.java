@@ -18,7 +18,9 @@ public final class ReconcilesEndpoint {
 
   @ReadOperation
   public Map<String, Object> reconciles() {
-    Map<String, Object> result = new LinkedHashMap<>(metrics.counts());
+    Map<String, Object> result = new LinkedHashMap<>(metrics.reconcilesByResult());
+    result.put("errors", metrics.errors());
+    result.put("retries", metrics.retries());
     result.put("activeWorkers", metrics.activeWorkers());
     result.put("queueDepth", queue.length());
     return result;

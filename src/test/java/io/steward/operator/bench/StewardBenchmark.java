@@ -241,7 +241,7 @@ public final class StewardBenchmark {
     ServiceResource serviceResource = new ServiceResource();
     WebAppStatusCalculator calculator = new WebAppStatusCalculator();
     // Steward's writer, with the cache it tells about its writes (here nothing is read back).
-    WebAppStatusWriter statusWriter = new WebAppStatusWriter(client, new ReadYourWritesCache<>((ns, name) -> null));
+    WebAppStatusWriter statusWriter = new WebAppStatusWriter(client, new ReadYourWritesCache<WebApp>((ns, name) -> null));
     CoreV1Api core = new CoreV1Api(client);
     ConcurrentLinkedQueue<WebApp> queue = new ConcurrentLinkedQueue<>(webApps);
     AtomicInteger failed = new AtomicInteger();

@@ -20,7 +20,7 @@ class InstrumentedReconcilerTest {
   void aTerminalFailureIsCountedAsAnErrorButNotRetried() {
     Result result = new InstrumentedReconciler(r -> {
       throw new TerminalException("the API server refused the Deployment");
-    }, metrics).reconcile(request);
+    }, "WebApp", metrics, new ReconcilesInFlight()).reconcile(request);
 
     assertThat(result.isRequeue()).isFalse();
     assertThat(errors()).isEqualTo(1);
@@ -30,7 +30,7 @@ class InstrumentedReconcilerTest {
   void anyOtherFailureIsRetriedWithBackOff() {
     Result result = new InstrumentedReconciler(r -> {
       throw new IllegalStateException("HTTP 503");
-    }, metrics).reconcile(request);
+    }, "WebApp", metrics, new ReconcilesInFlight()).reconcile(request);
 
     assertThat(result.isRequeue()).isTrue();
     assertThat(result.getRequeueAfter()).isNull();

@@ -259,7 +259,7 @@ class AdmissionMutationIT {
   }
 
   private static long passes() {
-    return operator.bean(ControllerMetrics.class).counts().values().stream().mapToLong(Long::longValue).sum();
+    return operator.bean(ControllerMetrics.class).reconciles();
   }
 
   private static WebApp awaitStatus(String name, java.util.function.Consumer<WebApp> check) {

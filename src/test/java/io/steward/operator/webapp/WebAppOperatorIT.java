@@ -341,8 +341,7 @@ class WebAppOperatorIT {
   }
 
   private static long operatorReconciles() {
-    return operator.bean(io.steward.operator.runtime.ControllerMetrics.class).counts().values().stream()
-        .mapToLong(Long::longValue).sum();
+    return operator.bean(io.steward.operator.runtime.ControllerMetrics.class).reconciles();
   }
 
   private static boolean idleFor(LocalCluster cluster, String name, Duration quiet) {

@@ -14,6 +14,7 @@ import io.kubernetes.client.util.generic.KubernetesApiResponse;
 import io.kubernetes.client.util.generic.options.CreateOptions;
 import io.kubernetes.client.util.generic.options.DeleteOptions;
 import io.kubernetes.client.util.generic.options.PatchOptions;
+import io.steward.operator.runtime.ReadYourWritesCache;
 import io.steward.operator.webapp.ManagedFields;
 import io.steward.operator.webapp.OwnedResource;
 import io.steward.operator.webapp.Problem;
@@ -43,10 +44,10 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
 
   private final OwnedResource<T> resource;
   private final GenericKubernetesApi<T, L> api;
-  private final WriteAwareCache<T> cache;
+  private final ReadYourWritesCache<T> cache;
   private final Gson gson;
 
-  public OwnedObjectSync(OwnedResource<T> resource, GenericKubernetesApi<T, L> api, WriteAwareCache<T> cache,
+  public OwnedObjectSync(OwnedResource<T> resource, GenericKubernetesApi<T, L> api, ReadYourWritesCache<T> cache,
       Gson gson) {
     this.resource = resource;
     this.api = api;

@@ -10,6 +10,8 @@ import io.kubernetes.client.openapi.models.V1Deployment;
 import io.kubernetes.client.openapi.models.V1DeploymentList;
 import io.kubernetes.client.openapi.models.V1Service;
 import io.kubernetes.client.openapi.models.V1ServiceList;
+import io.steward.operator.runtime.InformerCache;
+import io.steward.operator.runtime.LogSafe;
 import io.steward.operator.runtime.TerminalException;
 import io.steward.operator.runtime.WriteFence;
 import io.steward.operator.webapp.Conditions;
@@ -48,7 +50,7 @@ public final class WebAppReconciler implements Reconciler {
   private static final Result DONE = new Result(false);
   private static final Result RETRY = new Result(true);
 
-  private final ObjectCache<WebApp> webApps;
+  private final InformerCache<WebApp> webApps;
   private final OwnedObjectSync<V1Deployment, V1DeploymentList> deployments;
   private final OwnedObjectSync<V1Service, V1ServiceList> services;
   private final WebAppStatusCalculator statusCalculator = new WebAppStatusCalculator();
@@ -56,7 +58,7 @@ public final class WebAppReconciler implements Reconciler {
   private final WebAppEvents events;
   private final Clock clock;
 
-  public WebAppReconciler(ObjectCache<WebApp> webApps, OwnedObjectSync<V1Deployment, V1DeploymentList> deployments,
+  public WebAppReconciler(InformerCache<WebApp> webApps, OwnedObjectSync<V1Deployment, V1DeploymentList> deployments,
       OwnedObjectSync<V1Service, V1ServiceList> services, WebAppStatusWriter statusWriter, WebAppEvents events,
       Clock clock) {
     this.webApps = webApps;

@@ -7,6 +7,7 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CustomObjectsApi;
 import io.kubernetes.client.util.PatchUtils;
+import io.steward.operator.runtime.ReadYourWritesCache;
 import io.steward.operator.webapp.api.WebApp;
 import io.steward.operator.webapp.api.WebAppStatus;
 
@@ -24,9 +25,9 @@ public final class WebAppStatusWriter {
   private final CustomObjectsApi customObjects;
   private final Gson gson;
   private final Gson gsonWithNulls;
-  private final WriteAwareCache<WebApp> cache;
+  private final ReadYourWritesCache<WebApp> cache;
 
-  public WebAppStatusWriter(ApiClient client, WriteAwareCache<WebApp> cache) {
+  public WebAppStatusWriter(ApiClient client, ReadYourWritesCache<WebApp> cache) {
     this.client = client;
     this.cache = cache;
     this.customObjects = new CustomObjectsApi(client);

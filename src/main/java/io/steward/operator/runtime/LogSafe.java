@@ -1,9 +1,9 @@
-package io.steward.operator.webapp.reconcile;
+package io.steward.operator.runtime;
 
 import java.util.regex.Pattern;
 
 /**
- * Exception text fit for Steward's logs, which must carry no env value or other user data at any
+ * Exception text fit for the operator's logs, which must carry no env value or other user data at any
  * level. Messages from the API server and from client-java quote values (`Invalid value: "…"`, `For
  * input string: "…"`) and client-java's model checks append the whole JSON they refused, which for a
  * Deployment holds every env value. Kept: the exception types, the wording and the stack frames,

@@ -1,4 +1,4 @@
-package io.steward.operator.webapp.reconcile;
+package io.steward.operator.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;

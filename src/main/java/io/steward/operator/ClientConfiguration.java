@@ -1,28 +1,34 @@
-package io.steward.operator.runtime;
+package io.steward.operator;
 
 import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.steward.operator.runtime.LeaseTerm;
+import io.steward.operator.runtime.OperatorClients;
+import io.steward.operator.runtime.OperatorIdentity;
+import io.steward.operator.runtime.StewardProperties;
+import io.steward.operator.runtime.WriteFence;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
  * The connection to the API server. The {@link ApiClient} comes from client-java-spring-integration's
  * auto-configuration (KUBECONFIG, ~/.kube/config, or the pod's service account), unless
- * {@code steward.kubeconfig} names a file. The {@link SharedInformerFactory} is Steward's own: the
+ * {@code steward.kubeconfig} names a file. Every request passes the {@link WriteFence}, which needs
+ * this replica's {@link LeaseTerm}. The {@link SharedInformerFactory} is Steward's own: the
  * auto-configured one binds to client-java's static default client, not to the ApiClient bean.
  */
 @Configuration(proxyBeanMethods = false)
-public class KubernetesClientConfiguration {
+@EnableConfigurationProperties(StewardProperties.class)
+public class ClientConfiguration {
   static final String DEFAULT_FALLBACK = "http://localhost:8080";
-  private static final Path SERVICE_ACCOUNT_NAMESPACE = Path.of("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
 
   @Bean
   @ConditionalOnProperty("steward.kubeconfig")
@@ -66,24 +72,4 @@ public class KubernetesClientConfiguration {
   SharedInformerFactory sharedInformerFactory(OperatorClients clients) {
     return new SharedInformerFactory(clients.watches());
   }
-
-  /** Namespace of the leader Lease: configured, else the pod's, else "default". */
-  @Bean
-  LeaseNamespace leaseNamespace(StewardProperties properties) throws IOException {
-    String configured = properties.getLeaderElection().getLeaseNamespace();
-    if (configured != null && !configured.isBlank()) {
-      return new LeaseNamespace(configured);
-    }
-    String podNamespace = System.getenv("POD_NAMESPACE");
-    if (podNamespace != null && !podNamespace.isBlank()) {
-      return new LeaseNamespace(podNamespace);
-    }
-    if (Files.isReadable(SERVICE_ACCOUNT_NAMESPACE)) {
-      return new LeaseNamespace(Files.readString(SERVICE_ACCOUNT_NAMESPACE).strip());
-    }
-    return new LeaseNamespace("default");
-  }
-
-  /** The namespace that holds the leader Lease. */
-  public record LeaseNamespace(String name) {}
 }

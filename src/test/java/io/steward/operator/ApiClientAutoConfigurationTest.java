@@ -1,8 +1,10 @@
-package io.steward.operator.runtime;
+package io.steward.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kubernetes.client.openapi.ApiClient;
+import io.steward.operator.runtime.OperatorClients;
+import io.steward.operator.runtime.StewardProperties;
 import io.kubernetes.client.spring.extended.controller.config.KubernetesInformerAutoConfiguration;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +26,7 @@ class ApiClientAutoConfigurationTest {
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(ValidationAutoConfiguration.class, KubernetesInformerAutoConfiguration.class))
-      .withUserConfiguration(Properties.class, KubernetesClientConfiguration.class)
+      .withUserConfiguration(Properties.class, ClientConfiguration.class)
       // the write fence counts its refusals
       .withBean(io.micrometer.core.instrument.MeterRegistry.class, io.micrometer.core.instrument.simple.SimpleMeterRegistry::new)
       .withPropertyValues("kubernetes.manifests.enabled=false");

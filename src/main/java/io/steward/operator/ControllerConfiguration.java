@@ -1,0 +1,67 @@
+package io.steward.operator;
+
+import io.kubernetes.client.extended.event.legacy.EventBroadcaster;
+import io.kubernetes.client.extended.event.legacy.LegacyEventBroadcaster;
+import io.kubernetes.client.informer.SharedInformerFactory;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.models.V1EventSource;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.steward.operator.runtime.ControllerManager;
+import io.steward.operator.runtime.ControllerMetrics;
+import io.steward.operator.runtime.Informers;
+import io.steward.operator.runtime.InstrumentedWorkQueue;
+import io.steward.operator.runtime.ManagedController;
+import io.steward.operator.runtime.OperatorClients;
+import io.steward.operator.runtime.OperatorIdentity;
+import io.steward.operator.runtime.StewardProperties;
+import io.steward.operator.webapp.api.WebApp;
+import io.steward.operator.webapp.reconcile.OwnedObjectSync;
+import io.steward.operator.webapp.reconcile.WebAppController;
+import java.time.Clock;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The controller: the informers and caches of the runtime, and the WebApp controller declared on
+ * them ({@link WebAppController#setUp}).
+ */
+@Configuration(proxyBeanMethods = false)
+public class ControllerConfiguration {
+
+  @Bean
+  Informers informers(SharedInformerFactory factory, OperatorClients clients, StewardProperties properties,
+      MeterRegistry registry) {
+    return new Informers(factory, clients.watches(), properties.getNamespaces(), OwnedObjectSync.FIELD_MANAGER,
+        Informers.LIST_WATCH_GRACE, registry);
+  }
+
+  @Bean
+  ControllerManager controllerManager(Informers informers, SharedInformerFactory factory, MeterRegistry registry,
+      StewardProperties properties) {
+    return new ControllerManager(informers, factory, registry, properties.getWorkers());
+  }
+
+  @Bean(destroyMethod = "shutdown")
+  EventBroadcaster eventBroadcaster(OperatorClients clients) {
+    LegacyEventBroadcaster broadcaster = new LegacyEventBroadcaster(new CoreV1Api(clients.requests()));
+    broadcaster.startRecording();
+    return broadcaster;
+  }
+
+  @Bean
+  ManagedController<WebApp> webAppController(ControllerManager manager, OperatorClients clients,
+      EventBroadcaster events, OperatorIdentity identity) {
+    return WebAppController.setUp(manager, clients.requests(),
+        events.newRecorder(new V1EventSource().component("steward").host(identity.name())), Clock.systemUTC());
+  }
+
+  @Bean
+  ControllerMetrics controllerMetrics(ManagedController<WebApp> controller) {
+    return controller.metrics();
+  }
+
+  @Bean
+  InstrumentedWorkQueue workQueue(ManagedController<WebApp> controller) {
+    return controller.queue();
+  }
+}

@@ -1,0 +1,205 @@
+package io.steward.operator.runtime;
+
+import io.kubernetes.client.common.KubernetesListObject;
+import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.informer.ListerWatcher;
+import io.kubernetes.client.informer.ResourceEventHandler;
+import io.kubernetes.client.informer.SharedIndexInformer;
+import io.kubernetes.client.informer.SharedInformerFactory;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.util.CallGeneratorParams;
+import io.kubernetes.client.util.Watchable;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The informers the operator reads from, one per {@link WatchedKind} and watched namespace (or one
+ * cluster-wide per kind). Each namespace's informers live in their own {@link SharedInformerFactory},
+ * because a factory holds one informer per type. They run on every replica, so a standby is warm
+ * when it becomes leader.
+ */
+public final class Informers {
+  /** The namespace of a scope that watches all of them. */
+  static final String ALL_NAMESPACES = "";
+
+  /** How long an informer may fail to list or watch before readiness reports it. */
+  public static final Duration LIST_WATCH_GRACE = Duration.ofSeconds(15);
+
+  private record Scope(String namespace, SharedInformerFactory factory) {}
+
+  private final List<Scope> scopes = new ArrayList<>();
+  private final ApiClient client;
+  private final String fieldManager;
+  private final Duration listWatchGrace;
+  private final List<ListWatchHealth> health = new ArrayList<>();
+  private final Map<WatchedKind<?, ?>, KindInformer<?>> kinds = new LinkedHashMap<>();
+  private final CompletableFuture<Void> synced = new CompletableFuture<>();
+  private final MeterRegistry registry;
+
+  /**
+   * @param client the client for lists and watches (no read timeout)
+   * @param namespaces the namespaces to watch; empty for all
+   * @param fieldManager the operator's field manager: the caches keep only its entries of
+   *     {@code metadata.managedFields}, which tell what it set before; the rest would only cost memory
+   */
+  public Informers(SharedInformerFactory primary, ApiClient client, List<String> namespaces, String fieldManager,
+      Duration listWatchGrace, MeterRegistry registry) {
+    this.client = client;
+    this.registry = registry;
+    this.fieldManager = fieldManager;
+    this.listWatchGrace = listWatchGrace;
+    for (String namespace : namespaces.isEmpty() ? List.of(ALL_NAMESPACES) : namespaces) {
+      scopes.add(new Scope(namespace, scopes.isEmpty() ? primary : new SharedInformerFactory(client)));
+    }
+  }
+
+  /** The informers of {@code kind}, registered on first use (before {@link #start}). */
+  @SuppressWarnings("unchecked")
+  public synchronized <T extends KubernetesObject, L extends KubernetesListObject> KindInformer<T> of(
+      WatchedKind<T, L> kind) {
+    return (KindInformer<T>) kinds.computeIfAbsent(kind, this::register);
+  }
+
+  private <T extends KubernetesObject, L extends KubernetesListObject> KindInformer<T> register(WatchedKind<T, L> kind) {
+    Map<String, SharedIndexInformer<T>> informers = new LinkedHashMap<>();
+    for (Scope scope : scopes) {
+      ListWatchHealth check = new ListWatchHealth(kind.plural() + " in " + where(scope.namespace()), listWatchGrace,
+          Clock.systemUTC());
+      bindMetrics(check);
+      SharedIndexInformer<T> informer = scope.factory().sharedIndexInformerFor(
+          recheckingSyncOnWatch(check.listerWatcher(client, kind.listCalls(client, scope.namespace()), kind.type(),
+              kind.listType())), kind.type(), 0, check.exceptionHandler());
+      informer.setTransform(this::keepOnlyOwnManagedFields);
+      informers.put(scope.namespace(), informer);
+    }
+    KindInformer<T> result = new KindInformer<>(kind.plural(), informers);
+    result.addEventHandler(new SyncRecheck<>());
+    return result;
+  }
+
+  /**
+   * Of {@code metadata.managedFields}, the cache keeps only the operator's own entries: they tell
+   * which fields it set before; the rest would only cost memory.
+   */
+  KubernetesObject keepOnlyOwnManagedFields(KubernetesObject object) {
+    V1ObjectMeta metadata = object.getMetadata();
+    if (metadata != null && metadata.getManagedFields() != null) {
+      metadata.setManagedFields(metadata.getManagedFields().stream()
+          .filter(entry -> fieldManager.equals(entry.getManager())).toList());
+    }
+    return object;
+  }
+
+  /**
+   * Completes once every informer has synced. An informer syncs while it delivers the initial list:
+   * it has synced by the time it hands out its last initially listed object, or, for an empty list,
+   * by the time its reflector opens the watch. Both moments recheck here, so nothing polls.
+   */
+  public CompletableFuture<Void> synced() {
+    return synced;
+  }
+
+  private void recheckSynced() {
+    if (!synced.isDone() && hasSynced()) {
+      synced.complete(null);
+    }
+  }
+
+  private <T extends KubernetesObject, L extends KubernetesListObject> ListerWatcher<T, L> recheckingSyncOnWatch(
+      ListerWatcher<T, L> delegate) {
+    return new ListerWatcher<>() {
+      @Override
+      public L list(CallGeneratorParams params) throws ApiException {
+        return delegate.list(params);
+      }
+
+      @Override
+      public Watchable<T> watch(CallGeneratorParams params) throws ApiException {
+        recheckSynced(); // the reflector has just stored the list
+        return delegate.watch(params);
+      }
+    };
+  }
+
+  /** Rechecks on each event until every informer has synced; a no-op after. */
+  private final class SyncRecheck<T extends KubernetesObject> implements ResourceEventHandler<T> {
+    @Override
+    public void onAdd(T object) {
+      recheckSynced();
+    }
+
+    @Override
+    public void onUpdate(T before, T after) {
+      recheckSynced();
+    }
+
+    @Override
+    public void onDelete(T object, boolean finalStateUnknown) {
+      recheckSynced();
+    }
+  }
+
+  public synchronized boolean hasSynced() {
+    return kinds.values().stream().allMatch(KindInformer::hasSynced);
+  }
+
+  /** Informers that have not completed their first list, for health details. */
+  public synchronized List<String> unsynced() {
+    List<String> result = new ArrayList<>();
+    for (KindInformer<?> kind : kinds.values()) {
+      kind.unsynced().forEach(namespace -> result.add(kind.resource() + " in " + where(namespace)));
+    }
+    return result;
+  }
+
+  /** Informers that have failed to list or watch for longer than the grace period, with their errors. */
+  public Map<String, String> failing() {
+    Map<String, String> result = new LinkedHashMap<>();
+    for (ListWatchHealth check : health) {
+      ListWatchHealth.Failure failure = check.failing();
+      if (failure != null) {
+        result.put(check.name(), "since " + failure.since() + ": " + failure.error());
+      }
+    }
+    return result;
+  }
+
+  private static String where(String namespace) {
+    return namespace.equals(ALL_NAMESPACES) ? "all namespaces" : "namespace " + namespace;
+  }
+
+  /**
+   * {@code steward_informer_failing{informer}} (1 while an informer has failed for longer than the
+   * grace period) and {@code steward_informer_list_watch_failures_total{informer}}.
+   */
+  private void bindMetrics(ListWatchHealth check) {
+    health.add(check);
+    Gauge.builder("steward_informer_failing", check, c -> c.failing() == null ? 0 : 1)
+        .description("1 while the informer has failed to list or watch for longer than its grace period")
+        .tag("informer", check.name()).register(registry);
+    FunctionCounter.builder("steward_informer_list_watch_failures", check, ListWatchHealth::failures)
+        .description("Failed lists and watches of the informer").tag("informer", check.name()).register(registry);
+  }
+
+  public List<String> namespaces() {
+    return scopes.stream().map(scope -> scope.namespace().equals(ALL_NAMESPACES) ? "*" : scope.namespace()).toList();
+  }
+
+  public void start() {
+    scopes.forEach(scope -> scope.factory().startAllRegisteredInformers());
+  }
+
+  public void stop() {
+    scopes.forEach(scope -> scope.factory().stopAllRegisteredInformers());
+  }
+}

@@ -1,0 +1,63 @@
+package io.steward.operator.webapp.reconcile;
+
+import io.kubernetes.client.extended.event.legacy.EventRecorder;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.models.V1Deployment;
+import io.kubernetes.client.openapi.models.V1DeploymentList;
+import io.kubernetes.client.openapi.models.V1Service;
+import io.kubernetes.client.openapi.models.V1ServiceList;
+import io.steward.operator.runtime.ControllerManager;
+import io.steward.operator.runtime.ManagedController;
+import io.steward.operator.runtime.ReadYourWritesCache;
+import io.steward.operator.runtime.WatchedKind;
+import io.steward.operator.webapp.DeploymentResource;
+import io.steward.operator.webapp.ServiceResource;
+import io.steward.operator.webapp.WebAppLabels;
+import io.steward.operator.webapp.api.WebApp;
+import io.steward.operator.webapp.api.WebAppList;
+import java.time.Clock;
+
+/**
+ * The WebApp controller, declared beside its reconciler (as kubebuilder's {@code SetupWithManager}):
+ * what it watches, what wakes a pass, and the reconciler it runs.
+ */
+public final class WebAppController {
+  public static final String NAME = "webapp";
+
+  public static final WatchedKind<WebApp, WebAppList> WEBAPPS = new WatchedKind<>(WebApp.class, WebAppList.class,
+      WebApp.GROUP, WebApp.VERSION, WebApp.PLURAL, WebApp.KIND, null, true);
+  /**
+   * Only what carries Steward's label, which keeps the cache to what Steward owns. No watch
+   * bookmarks: a bookmark's object is an empty Deployment whose spec.selector is null, which
+   * client-java 25's model validation rejects ("Not a JSON Object: null" in V1LabelSelector); the
+   * watch then fails and the informer re-lists every Deployment at each of the API server's bookmarks.
+   */
+  public static final WatchedKind<V1Deployment, V1DeploymentList> DEPLOYMENTS = new WatchedKind<>(V1Deployment.class,
+      V1DeploymentList.class, "apps", "v1", "deployments", "Deployment", WebAppLabels.OWNED_SELECTOR, false);
+  public static final WatchedKind<V1Service, V1ServiceList> SERVICES = new WatchedKind<>(V1Service.class,
+      V1ServiceList.class, "", "v1", "services", "Service", WebAppLabels.OWNED_SELECTOR, true);
+
+  private WebAppController() {}
+
+  /**
+   * WebApps, when added, deleted or their generation changed (a status or metadata update needs no
+   * pass, so Steward's own status writes cause no loop); Deployments and Services, on any change,
+   * mapped to their controlling WebApp.
+   *
+   * @param client the client for reads and writes
+   */
+  public static ManagedController<WebApp> setUp(ControllerManager manager, ApiClient client, EventRecorder events,
+      Clock clock) {
+    ReadYourWritesCache<WebApp> webApps = manager.cache(WEBAPPS);
+    var json = client.getJSON().getGson();
+    var deployments = new OwnedObjectSync<>(new DeploymentResource(), DEPLOYMENTS.api(client),
+        manager.cache(DEPLOYMENTS), json);
+    var services = new OwnedObjectSync<>(new ServiceResource(), SERVICES.api(client), manager.cache(SERVICES), json);
+    WebAppReconciler reconciler = new WebAppReconciler(webApps, deployments, services,
+        new WebAppStatusWriter(client, webApps), new WebAppEvents(events), clock);
+    return manager.newController(NAME, WEBAPPS, ControllerManager.generationChanged())
+        .owns(DEPLOYMENTS)
+        .owns(SERVICES)
+        .complete(reconciler);
+  }
+}
