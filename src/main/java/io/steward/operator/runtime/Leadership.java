@@ -12,7 +12,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class Leadership {
   private final String identity;
-  private final String leaseName;
   private volatile boolean leading;
   private volatile Instant acquiredAt;
   private volatile String observedHolder;
@@ -20,7 +19,6 @@ public final class Leadership {
 
   public Leadership(String identity, String leaseName, MeterRegistry registry) {
     this.identity = identity;
-    this.leaseName = leaseName;
     Gauge.builder("leader_election_master_status", () -> leading ? 1 : 0)
         .description("Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.")
         .tag("name", leaseName).register(registry);
@@ -46,10 +44,6 @@ public final class Leadership {
 
   public String identity() {
     return identity;
-  }
-
-  public String leaseName() {
-    return leaseName;
   }
 
   public boolean isLeading() {

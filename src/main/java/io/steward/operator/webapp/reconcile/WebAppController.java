@@ -48,16 +48,23 @@ public final class WebAppController {
    */
   public static ManagedController<WebApp> setUp(ControllerManager manager, ApiClient client, EventRecorder events,
       Clock clock) {
-    ReadYourWritesCache<WebApp> webApps = manager.cache(WEBAPPS);
+    return manager.newController(NAME, WEBAPPS, ControllerManager.generationChanged())
+        .owns(DEPLOYMENTS)
+        .owns(SERVICES)
+        .complete(reconciler(manager.cache(WEBAPPS), manager, client, events, clock));
+  }
+
+  /**
+   * The reconciler on the manager's caches, reading WebApps from {@code webApps}; without the
+   * controller around it, a test can drive it pass by pass.
+   */
+  public static WebAppReconciler reconciler(ReadYourWritesCache<WebApp> webApps, ControllerManager manager,
+      ApiClient client, EventRecorder events, Clock clock) {
     var json = client.getJSON().getGson();
     var deployments = new OwnedObjectSync<>(new DeploymentResource(), DEPLOYMENTS.api(client),
         manager.cache(DEPLOYMENTS), json);
     var services = new OwnedObjectSync<>(new ServiceResource(), SERVICES.api(client), manager.cache(SERVICES), json);
-    WebAppReconciler reconciler = new WebAppReconciler(webApps, deployments, services,
-        new WebAppStatusWriter(client, webApps), new WebAppEvents(events), clock);
-    return manager.newController(NAME, WEBAPPS, ControllerManager.generationChanged())
-        .owns(DEPLOYMENTS)
-        .owns(SERVICES)
-        .complete(reconciler);
+    return new WebAppReconciler(webApps, deployments, services, new WebAppStatusWriter(client, webApps),
+        new WebAppEvents(events), clock);
   }
 }
