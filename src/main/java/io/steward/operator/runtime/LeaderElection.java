@@ -56,8 +56,9 @@ public final class LeaderElection {
   }
 
   /**
-   * @param watchTerm false only with the local guard off (a test of the server-side fence): then,
-   *     as before fencing, only the elector's own timers end leadership
+   * @param watchTerm false only with the local guard off (tests of what fencing prevents): then,
+   *     as before fencing, only the elector's own timers end leadership, and its wall clock alone
+   *     decides when another replica's Lease has expired
    */
   public void start(boolean watchTerm) {
     campaign.start();
@@ -68,6 +69,7 @@ public final class LeaderElection {
         "leader-elector");
     electorThread.start();
     if (!watchTerm) {
+      lock.withoutTakeoverVeto();
       return;
     }
     long period = WATCHDOG_PERIOD.toNanos();

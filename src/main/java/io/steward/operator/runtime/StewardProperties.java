@@ -101,9 +101,10 @@ public class StewardProperties {
   /** How writes are fenced when leader election is on. */
   public static class Fencing {
     /**
-     * Refuse every write outside this replica's leadership term, and exit the moment the term runs
-     * out (default). Tests switch it off to show what the API server's admission policy refuses by
-     * itself; never switch it off in a cluster.
+     * Refuse every write outside this replica's leadership term, exit the moment the term runs out,
+     * and take another replica's Lease only once the monotonic clock says it expired (default).
+     * Tests switch it off to show what the API server's admission policy refuses by itself and what
+     * client-java's election alone would let happen; never switch it off in a cluster.
      */
     private boolean localGuard = true;
 

@@ -55,7 +55,7 @@ import org.yaml.snakeyaml.Yaml;
 class LeaseFlowControlIT {
   private static final boolean WITHOUT_SCHEMA = Boolean.getBoolean("steward.flowcontrol.withoutSchema");
   private static final boolean FULL = "full".equals(System.getProperty("steward.reliability"));
-  private static final Duration FLOOD = FULL ? Duration.ofMinutes(10) : Duration.ofSeconds(60);
+  private static final Duration FLOOD = FULL ? Duration.ofMinutes(10) : Duration.ofSeconds(20);
   private static final int FLOOD_THREADS = 8;
   private static final Duration RENEW_DEADLINE = Duration.ofSeconds(4);
 

@@ -58,6 +58,9 @@ class ReliabilityIT {
   private static final boolean FULL = "full".equals(System.getProperty("steward.reliability"));
   private static final ReliabilityReport REPORT = ReliabilityReport.shared();
   private static final Duration CONVERGE = FULL ? Duration.ofMinutes(10) : Duration.ofMinutes(3);
+  /** Outages outlast the short lease's renew deadline and lease duration, the full ones by more. */
+  private static final Duration API_SERVER_OUTAGE = FULL ? Duration.ofSeconds(15) : Duration.ofSeconds(8);
+  private static final Duration ETCD_OUTAGE = FULL ? Duration.ofSeconds(10) : Duration.ofSeconds(6);
   private static final Set<String> FOREIGN = Set.of("foreign-0", "foreign-1");
 
   private static LocalCluster cluster;
@@ -190,13 +193,13 @@ class ReliabilityIT {
     List<String> names = createWebApps(webApps, FULL ? 100 : 10);
     Convergence.await(webApps, apps, ns, Set.of(), CONVERGE);
 
-    // Changes just before the outage, then 15 s without an API server while probes are watched.
+    // Changes just before the outage, then a while without an API server while probes are watched.
     for (String name : names.subList(0, names.size() / 2)) {
       webApps.updateSpec(name, spec -> spec.withImage("nginx:1.30"));
     }
     ProbeWatch probes = new ProbeWatch(operator);
     cluster.apiServer().stop();
-    Thread.sleep(15_000);
+    Thread.sleep(API_SERVER_OUTAGE.toMillis());
     cluster.restart(cluster.apiServer());
     Instant back = Instant.now();
     for (String name : names.subList(names.size() / 2, names.size())) {
@@ -204,19 +207,20 @@ class ReliabilityIT {
     }
     Duration converge = Convergence.await(webApps, apps, ns, Set.of(), CONVERGE);
     probes.close();
-    REPORT.record("API server outage (15 s)", "liveness probes failed during outage", probes.livenessFailures.get()
+    REPORT.record("API server outage", "outage, s", API_SERVER_OUTAGE.toSeconds());
+    REPORT.record("API server outage", "liveness probes failed during outage", probes.livenessFailures.get()
         + " of " + probes.polls.get());
-    REPORT.record("API server outage (15 s)", "readiness probes failed during outage", probes.readinessFailures.get()
+    REPORT.record("API server outage", "readiness probes failed during outage", probes.readinessFailures.get()
         + " of " + probes.polls.get());
-    REPORT.record("API server outage (15 s)", "API server back to all converged, s",
+    REPORT.record("API server outage", "API server back to all converged, s",
         seconds(Duration.between(back, Instant.now())));
     assertThat(operator.isAlive()).isTrue();
     assertThat(probes.livenessFailures.get()).as("liveness failures").isZero();
 
-    // etcd: 10 s away, the API server stays up but cannot serve.
+    // etcd away: the API server stays up but cannot serve.
     ProbeWatch etcdProbes = new ProbeWatch(operator);
     cluster.etcd().stop();
-    Thread.sleep(10_000);
+    Thread.sleep(ETCD_OUTAGE.toMillis());
     cluster.restart(cluster.etcd());
     Instant etcdBack = Instant.now();
     await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> webApps.list() != null);
@@ -225,9 +229,10 @@ class ReliabilityIT {
     }
     Convergence.await(webApps, apps, ns, Set.of(), CONVERGE);
     etcdProbes.close();
-    REPORT.record("etcd restart (10 s)", "liveness probes failed", etcdProbes.livenessFailures.get() + " of "
+    REPORT.record("etcd restart", "etcd away, s", ETCD_OUTAGE.toSeconds());
+    REPORT.record("etcd restart", "liveness probes failed", etcdProbes.livenessFailures.get() + " of "
         + etcdProbes.polls.get());
-    REPORT.record("etcd restart (10 s)", "etcd back to all converged, s", seconds(Duration.between(etcdBack, Instant.now())));
+    REPORT.record("etcd restart", "etcd back to all converged, s", seconds(Duration.between(etcdBack, Instant.now())));
     assertThat(operator.isAlive()).isTrue();
     assertThat(etcdProbes.livenessFailures.get()).isZero();
   }
@@ -246,7 +251,7 @@ class ReliabilityIT {
     OperatorProcess leader = processes.stream().filter(p -> p.identity().equals(holder)).findFirst().orElseThrow();
 
     cluster.apiServer().stop();
-    Thread.sleep(15_000);
+    Thread.sleep(API_SERVER_OUTAGE.toMillis());
     cluster.restart(cluster.apiServer());
     Instant back = Instant.now();
     for (String name : names) {
@@ -256,10 +261,10 @@ class ReliabilityIT {
     // By design (as controller-runtime): a leader that cannot renew within the renew deadline stops
     // and exits non-zero so its pod restarts; a standby takes over once the API server is back.
     int leaderExit = leader.waitForExit(Duration.ofSeconds(30));
-    REPORT.record("API server outage, leader election on (15 s, renew deadline 4 s)", "old leader exit code", leaderExit);
-    REPORT.record("API server outage, leader election on (15 s, renew deadline 4 s)", "new leader",
+    REPORT.record("API server outage, leader election on (renew deadline 4 s)", "old leader exit code", leaderExit);
+    REPORT.record("API server outage, leader election on (renew deadline 4 s)", "new leader",
         holder(ns).equals(holder) ? "same" : "standby");
-    REPORT.record("API server outage, leader election on (15 s, renew deadline 4 s)",
+    REPORT.record("API server outage, leader election on (renew deadline 4 s)",
         "API server back to all converged, s", seconds(Duration.between(back, Instant.now())));
     assertThat(leaderExit).isNotZero();
     assertThat(converge).isLessThan(CONVERGE);

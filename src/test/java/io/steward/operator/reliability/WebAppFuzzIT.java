@@ -51,7 +51,7 @@ import org.junit.jupiter.api.Test;
 class WebAppFuzzIT {
   private static final boolean FULL = "full".equals(System.getProperty("steward.reliability"));
   private static final int DOCUMENTS = FULL ? 1_000 : 150;
-  private static final int BATCH = 50;
+  private static final int BATCH = 150;
   private static final Duration REPORT_WITHIN = Duration.ofSeconds(30);
   private static final long SEED = 14;
 

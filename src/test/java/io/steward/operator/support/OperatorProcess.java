@@ -122,9 +122,16 @@ public final class OperatorProcess implements AutoCloseable {
       throw new IllegalStateException(jar + " does not exist: run `mvn package` (failsafe runs after it in `mvn verify`)");
     }
     int port = freePort();
+    String java = ProcessHandle.current().info().command().orElse("java");
     List<String> command = new ArrayList<>(List.of("sh", "-c", GUARD, "operator-guard"));
-    command.add(ProcessHandle.current().info().command().orElse("java"));
+    command.add(java);
     command.addAll(jvmOptions);
+    if (directory == null && jar.equals(JAR)) {
+      // The jar this build made runs as the image runs it: extracted, with its class-data archive.
+      directory = OperatorImage.directoryFor(jar, java, jvmOptions);
+      jar = Path.of(OperatorImage.JAR);
+      command.add("-XX:SharedArchiveFile=" + OperatorImage.ARCHIVE);
+    }
     command.addAll(List.of("-jar", directory == null ? jar.toAbsolutePath().toString() : jar.toString(),
         "--server.port=" + port, "--server.address=127.0.0.1"));
     command.addAll(args);

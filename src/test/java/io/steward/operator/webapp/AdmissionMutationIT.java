@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
 @LocalClusterTest(shape = LocalCluster.Shape.FULL)
 class AdmissionMutationIT {
   private static final Duration CONVERGE = Duration.ofSeconds(90);
-  private static final Duration MEASURE = Duration.ofSeconds(30);
+  private static final Duration MEASURE = Duration.ofSeconds(15);
   private static final String COMBINED = "combined";
   /** Each policy and the WebApps it mutates: its own and the one that gets them all. */
   private static final Map<String, String> POLICIES = new LinkedHashMap<>();

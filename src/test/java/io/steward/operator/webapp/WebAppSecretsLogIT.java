@@ -67,7 +67,7 @@ class WebAppSecretsLogIT {
 
     Path logFile;
     try (OperatorProcess operator = OperatorProcess.start(cluster, "secrets-" + ns, Map.of(
-        "steward.namespaces", ns, "steward.leader-election.enabled", "false", "steward.resync-period", "5s",
+        "steward.namespaces", ns, "steward.leader-election.enabled", "false", "steward.resync-period", "2s",
         "logging.level.io.steward", "DEBUG", "logging.level.io.kubernetes", "DEBUG",
         "logging.level.io.kubernetes.client.informer.cache.ReflectorRunnable", "DEBUG"))) {
       // Create: a literal value and references to a Secret and a ConfigMap.
@@ -106,7 +106,7 @@ class WebAppSecretsLogIT {
       awaitStatus(webApps, "taken", w -> assertThat(w.getStatus().phase()).isEqualTo(Phase.Degraded));
 
       // Let a few resyncs pass over all of it at DEBUG.
-      await().pollDelay(Duration.ofSeconds(12)).atMost(Duration.ofSeconds(20)).until(() -> true);
+      await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(10)).until(() -> true);
       assertThat(operator.isRunning()).isTrue();
       logFile = operator.log();
     }

@@ -215,6 +215,11 @@ public final class LocalCluster implements AutoCloseable {
     return new AuditLog(auditLog);
   }
 
+  /** etcd's client URL (plain HTTP on loopback), for faults only etcd can inject, such as compaction. */
+  public String etcdUrl() {
+    return "http://127.0.0.1:" + etcdPort;
+  }
+
   public ComponentProcess etcd() {
     return etcd;
   }
