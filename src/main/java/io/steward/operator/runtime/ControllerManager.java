@@ -7,6 +7,7 @@ import io.kubernetes.client.extended.controller.reconciler.Reconciler;
 import io.kubernetes.client.extended.controller.reconciler.Request;
 import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.models.V1OwnerReference;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -52,7 +53,13 @@ public final class ControllerManager {
   @SuppressWarnings("unchecked")
   public synchronized <T extends KubernetesObject, L extends KubernetesListObject> ReadYourWritesCache<T> cache(
       WatchedKind<T, L> kind) {
-    return (ReadYourWritesCache<T>) caches.computeIfAbsent(kind, k -> new ReadYourWritesCache<>(informers.of(kind)));
+    return (ReadYourWritesCache<T>) caches.computeIfAbsent(kind, k -> {
+      ReadYourWritesCache<T> cache = new ReadYourWritesCache<>(informers.of(kind));
+      Gauge.builder("steward_cache_unconfirmed_writes", cache, ReadYourWritesCache::pending)
+          .description("The operator's own writes its informer has not shown yet").tag("kind", kind.kind())
+          .register(registry);
+      return cache;
+    });
   }
 
   /**
