@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -43,6 +44,13 @@ public final class ControllerManager {
     this.factory = factory;
     this.registry = registry;
     this.workers = workers;
+    long period = ReadYourWritesCache.CONFIRM_WITHIN.toMillis() / 6;
+    Daemons.scheduler("unconfirmed-writes").scheduleWithFixedDelay(this::dropUnconfirmedWrites, period, period,
+        TimeUnit.MILLISECONDS);
+  }
+
+  private synchronized void dropUnconfirmedWrites() {
+    caches.values().forEach(ReadYourWritesCache::dropUnconfirmed);
   }
 
   public Informers informers() {
@@ -159,6 +167,13 @@ public final class ControllerManager {
       ReadYourWritesCache<T> cache = cache(kind);
       informers.of(kind).addEventHandler(cache.skippingEchoes(
           new QueueingEventHandler<>(queue, requestFor, updateMatters, watchingSince)));
+      // A write the informer never showed: whatever it stood in for may be gone; look again.
+      cache.onUnconfirmed(object -> {
+        Request request = requestFor.apply(object);
+        if (request != null) {
+          queue.add(request);
+        }
+      });
     }
   }
 }

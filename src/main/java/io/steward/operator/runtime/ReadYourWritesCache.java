@@ -2,11 +2,17 @@ package io.steward.operator.runtime;
 
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.informer.ResourceEventHandler;
+import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -21,7 +27,9 @@ import java.util.function.Supplier;
  * recorded with the version it replaced, which Steward read from this same cache; while the informer
  * still holds that version (or, for a create, nothing), or one of Steward's own earlier results that
  * this write built on, the informer is behind and the write is the fresher view. Once the informer
- * shows any other version, it is at least as new, and the record is dropped.
+ * shows any other version, it is at least as new, and the record is dropped. A record the informer
+ * has not confirmed within {@link #CONFIRM_WITHIN} is dropped too (see there), and the runtime wakes
+ * a pass for what it stood in for.
  */
 public final class ReadYourWritesCache<T extends KubernetesObject> implements InformerCache<T> {
 
@@ -30,25 +38,76 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements In
    * replaced (null: it created the object), the versions of its earlier results, and its latest result
    * (null: deleted).
    */
-  private record Write<T>(String replaced, Set<String> superseded, T result) {
+  private record Write<T>(String replaced, Set<String> superseded, T result, T subject, long recordedAt) {
     boolean isAhead(String informerVersion) {
       return Objects.equals(informerVersion, replaced) || informerVersion != null && superseded.contains(informerVersion);
     }
   }
 
+  /**
+   * How long a write may wait for its informer. Normally the watch shows it within moments; one it
+   * never shows was overtaken by what the watch missed while it was cut (an object created, then
+   * deleted before the re-list): held longer, such a record would stand in for an object that no
+   * longer exists, forever. Dropping a record early costs at most a refused write (every write is
+   * conditional on the version it read), never a wrong one.
+   */
+  public static final Duration CONFIRM_WITHIN = Duration.ofSeconds(30);
+
   private final InformerCache<T> informer;
+  private final Duration confirmWithin;
+  private final LongSupplier nanoClock;
   private final ConcurrentMap<String, Write<T>> writes = new ConcurrentHashMap<>();
   private final Set<String> creating = ConcurrentHashMap.newKeySet();
+  private final List<Consumer<T>> unconfirmedListeners = new CopyOnWriteArrayList<>();
 
   public ReadYourWritesCache(InformerCache<T> informer) {
+    this(informer, CONFIRM_WITHIN, System::nanoTime);
+  }
+
+  ReadYourWritesCache(InformerCache<T> informer, Duration confirmWithin, LongSupplier nanoClock) {
     this.informer = informer;
+    this.confirmWithin = confirmWithin;
+    this.nanoClock = nanoClock;
   }
 
   @Override
   public T get(String namespace, String name) {
     T cached = informer.get(namespace, name);
     Write<T> write = writes.get(key(namespace, name));
-    return write != null && write.isAhead(version(cached)) ? write.result() : cached;
+    if (write == null || !write.isAhead(version(cached))) {
+      return cached;
+    }
+    if (isUnconfirmed(write)) {
+      writes.remove(key(namespace, name), write);
+      return cached;
+    }
+    return write.result();
+  }
+
+  /** Called with the object of every write dropped unconfirmed, so that its owner can look again. */
+  public void onUnconfirmed(Consumer<T> listener) {
+    unconfirmedListeners.add(listener);
+  }
+
+  /**
+   * Drops the writes the informer has not shown within {@link #CONFIRM_WITHIN} and tells the
+   * listeners about each; returns how many. The runtime calls it periodically: what a dropped record
+   * stood in for may have been deleted unseen, and nothing else would wake a pass for it.
+   */
+  public int dropUnconfirmed() {
+    int dropped = 0;
+    for (Map.Entry<String, Write<T>> entry : writes.entrySet()) {
+      Write<T> write = entry.getValue();
+      if (isUnconfirmed(write) && writes.remove(entry.getKey(), write)) {
+        dropped++;
+        unconfirmedListeners.forEach(listener -> listener.accept(write.subject()));
+      }
+    }
+    return dropped;
+  }
+
+  private boolean isUnconfirmed(Write<T> write) {
+    return nanoClock.getAsLong() - write.recordedAt() > confirmWithin.toNanos();
   }
 
   /**
@@ -78,9 +137,10 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements In
         && Objects.equals(version(before), version(previous.result()))) {
       Set<String> superseded = new HashSet<>(previous.superseded());
       superseded.add(version(before));
-      write = new Write<>(previous.replaced(), Set.copyOf(superseded), after); // built on our own last write
+      // Built on our own last write.
+      write = new Write<>(previous.replaced(), Set.copyOf(superseded), after, object, nanoClock.getAsLong());
     } else {
-      write = new Write<>(version(before), Set.of(), after);
+      write = new Write<>(version(before), Set.of(), after, object, nanoClock.getAsLong());
     }
     writes.put(key, write);
     // The informer may have applied the write before it was recorded: then forget it right away.

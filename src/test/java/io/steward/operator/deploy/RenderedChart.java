@@ -125,12 +125,18 @@ final class RenderedChart {
    * token is, and the container's memory limit as all the RAM there is.
    */
   OperatorProcess startReplica(LocalCluster cluster, String podName, List<String> args) {
+    return startReplica(cluster, podName, args, List.of());
+  }
+
+  /** The same, with JVM options of the test's own (a GC log, say) besides the chart's. */
+  OperatorProcess startReplica(LocalCluster cluster, String podName, List<String> args, List<String> jvmOptions) {
     Path dir = Path.of("target", "deploy-it", namespace, podName);
     Map<String, String> env = new LinkedHashMap<>(env(podName));
     env.put("KUBECONFIG", serviceAccount(cluster).writeKubeconfig(cluster, dir.resolve("kubeconfig"),
         createPod(cluster, podName)).toAbsolutePath().toString());
-    return OperatorProcess.start(podName, env, List.of("-XX:MaxRAM=" + memoryLimitBytes()), args,
-        dir.resolve("operator.log"));
+    List<String> options = new java.util.ArrayList<>(List.of("-XX:MaxRAM=" + memoryLimitBytes()));
+    options.addAll(jvmOptions);
+    return OperatorProcess.start(podName, env, options, args, dir.resolve("operator.log"));
   }
 
   private V1Pod existingPod(ApiClient admin, String podName) {

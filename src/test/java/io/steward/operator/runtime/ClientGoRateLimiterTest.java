@@ -20,6 +20,16 @@ class ClientGoRateLimiterTest {
   }
 
   @Test
+  void perItemBackOffStopsGrowingAtAMinute() {
+    RateLimiter<String> limiter = ClientGoRateLimiter.create();
+    Duration last = Duration.ZERO;
+    for (int failure = 0; failure < 40; failure++) {
+      last = limiter.when("failing");
+    }
+    assertThat(last).isEqualTo(Duration.ofMinutes(1));
+  }
+
+  @Test
   void theOverallBucketAllowsABurstOfAHundredThenTenPerSecond() {
     RateLimiter<String> limiter = ClientGoRateLimiter.create();
     for (int i = 0; i < 100; i++) {

@@ -36,6 +36,33 @@ class ReadYourWritesCacheTest {
     }
   });
 
+  /**
+   * The watch was cut while Steward created the object and someone deleted it: the re-list shows
+   * neither, so no event will ever drop the record. Past its time it is dropped, reads see the
+   * informer again, and the owner is told.
+   */
+  @Test
+  void aCreateTheInformerNeverShowsIsDroppedInTimeAndReported() {
+    long[] now = {0};
+    ReadYourWritesCache<V1ConfigMap> timed = new ReadYourWritesCache<>((ns, name) -> store.get(name),
+        java.time.Duration.ofSeconds(30), () -> now[0]);
+    List<String> reported = new ArrayList<>();
+    timed.onUnconfirmed(object -> reported.add(object.getMetadata().getName()));
+    timed.written(null, object("7"));
+
+    now[0] = java.time.Duration.ofSeconds(29).toNanos();
+    assertThat(timed.dropUnconfirmed()).isZero();
+    assertThat(version(timed.get("ns", "a"))).as("still the fresher view").isEqualTo("7");
+
+    now[0] = java.time.Duration.ofSeconds(31).toNanos();
+    assertThat(timed.get("ns", "a")).as("the informer's view: nothing").isNull();
+    timed.written(null, object("8"));
+    now[0] = java.time.Duration.ofSeconds(62).toNanos();
+    assertThat(timed.dropUnconfirmed()).isEqualTo(1);
+    assertThat(reported).containsExactly("a");
+    assertThat(timed.pending()).isZero();
+  }
+
   @Test
   void aCreatedObjectIsReadBeforeTheInformerHasItAndItsEchoIsDropped() {
     cache.written(null, object("7"));

@@ -2,7 +2,10 @@ package io.steward.operator.support;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,23 +32,34 @@ final class OperatorImage {
     try {
       Path directory = Path.of("target", "operator-image",
           Long.toString(Files.getLastModifiedTime(jar).toMillis()) + "-" + Files.size(jar)).toAbsolutePath();
-      if (directory.equals(prepared) || Files.isRegularFile(directory.resolve(ARCHIVE))) {
-        return prepared = directory;
+      if (directory.equals(prepared)) {
+        return directory;
       }
-      Files.createDirectories(directory);
-      run(directory, List.of(java, "-Djarmode=tools", "-jar", jar.toAbsolutePath().toString(), "extract",
-          "--application-filename", JAR, "--destination", directory.toString(), "--force"));
-      List<String> training = new ArrayList<>(List.of(java, "-XX:ArchiveClassesAtExit=" + ARCHIVE, "-Xlog:cds=error",
-          "-Dspring.context.exit=onRefresh"));
-      training.addAll(jvmOptions);
-      training.addAll(List.of("-jar", JAR));
-      run(directory, training);
-      if (!Files.isRegularFile(directory.resolve(ARCHIVE))) {
-        throw new IllegalStateException("the training run wrote no " + ARCHIVE + ": see " + directory.resolve("prepare.log"));
+      Files.createDirectories(directory.getParent());
+      // Test JVMs side by side: one prepares, the others wait for it and reuse what it made.
+      try (FileChannel lock = FileChannel.open(directory.getParent().resolve("prepare.lock"),
+          StandardOpenOption.CREATE, StandardOpenOption.WRITE); FileLock held = lock.lock()) {
+        if (!Files.isRegularFile(directory.resolve(ARCHIVE))) {
+          prepare(directory, jar, java, jvmOptions);
+        }
       }
       return prepared = directory;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void prepare(Path directory, Path jar, String java, List<String> jvmOptions) throws IOException {
+    Files.createDirectories(directory);
+    run(directory, List.of(java, "-Djarmode=tools", "-jar", jar.toAbsolutePath().toString(), "extract",
+        "--application-filename", JAR, "--destination", directory.toString(), "--force"));
+    List<String> training = new ArrayList<>(List.of(java, "-XX:ArchiveClassesAtExit=" + ARCHIVE, "-Xlog:cds=error",
+        "-Dspring.context.exit=onRefresh"));
+    training.addAll(jvmOptions);
+    training.addAll(List.of("-jar", JAR));
+    run(directory, training);
+    if (!Files.isRegularFile(directory.resolve(ARCHIVE))) {
+      throw new IllegalStateException("the training run wrote no " + ARCHIVE + ": see " + directory.resolve("prepare.log"));
     }
   }
 

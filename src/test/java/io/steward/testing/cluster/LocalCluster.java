@@ -92,7 +92,9 @@ public final class LocalCluster implements AutoCloseable {
         "--name=steward", "--data-dir=" + this.dir.resolve("etcd"),
         "--listen-client-urls=" + etcdUrl, "--advertise-client-urls=" + etcdUrl,
         "--listen-peer-urls=" + peerUrl, "--initial-advertise-peer-urls=" + peerUrl,
-        "--initial-cluster=steward=" + peerUrl, "--unsafe-no-fsync=true", "--log-level=warn"), logs);
+        "--initial-cluster=steward=" + peerUrl, "--unsafe-no-fsync=true", "--log-level=warn",
+        // Room for the memory scenario's thousands of largest WebApps and their history (default 2 GiB).
+        "--quota-backend-bytes=" + (8L << 30)), logs);
     this.apiServer = new ComponentProcess("kube-apiserver", binary, List.of(
         "--etcd-servers=" + etcdUrl,
         "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", "--secure-port=" + apiPort,

@@ -4,7 +4,12 @@ import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.models.V1Namespace;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -26,10 +31,38 @@ public final class LocalClusterExtension implements BeforeAllCallback, AfterAllC
   /** The shared cluster, started on first use; also for code outside JUnit's lifecycle. */
   public static synchronized LocalCluster shared(ExtensionContext context, LocalCluster.Shape shape) {
     LocalCluster cluster = context.getRoot().getStore(STORE).computeIfAbsent(CLUSTER,
-        key -> LocalCluster.start(shape, Path.of("target", "local-cluster-it")), LocalCluster.class);
+        key -> LocalCluster.start(shape, Path.of("target", "local-cluster-it" + forkSuffix())), LocalCluster.class);
     cluster.ensure(shape);
     return cluster;
   }
+
+  /** Keeps this JVM's slot (see {@link #forkSuffix}) until it exits. */
+  private static FileChannel slot;
+
+  /**
+   * Test JVMs run side by side (failsafe's forkCount): each takes the first free slot, held by a file
+   * lock while it lives, and has its cluster in that slot's directory (the same one on every run).
+   */
+  private static synchronized String forkSuffix() {
+    try {
+      Files.createDirectories(Path.of("target"));
+      for (int number = 1; slot == null; number++) {
+        FileChannel channel = FileChannel.open(Path.of("target", "local-cluster-it-" + number + ".lock"),
+            StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        if (channel.tryLock() != null) {
+          slot = channel;
+          slotNumber = number;
+        } else {
+          channel.close();
+        }
+      }
+      return "-" + slotNumber;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static int slotNumber;
 
   @Override
   public void beforeAll(ExtensionContext context) throws ApiException {

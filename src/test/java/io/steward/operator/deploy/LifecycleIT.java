@@ -1,0 +1,231 @@
+package io.steward.operator.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.apis.AppsV1Api;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.models.V1Deployment;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
+import io.steward.operator.reliability.ReliabilityReport;
+import io.steward.operator.support.Crds;
+import io.steward.operator.support.OperatorProcess;
+import io.steward.operator.support.WebApps;
+import io.steward.testing.cluster.LocalCluster;
+import io.steward.testing.cluster.LocalClusterTest;
+import io.steward.testing.cluster.TestNamespace;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * What happens around Steward while it runs, as the chart installs it (its ServiceAccount, RBAC and
+ * a replica with a token bound to its pod): its permissions revoked then restored, the WebApp CRD
+ * deleted and re-created, a watched namespace deleted and re-created. Each time the problem must be
+ * visible within a minute (readiness and {@code steward_informer_failing}), and Steward must apply a
+ * change made meanwhile within two minutes of the cause going away, without a restart.
+ */
+@LocalClusterTest(shape = LocalCluster.Shape.FULL)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class LifecycleIT {
+  private static final boolean FULL = "full".equals(System.getProperty("steward.reliability"));
+  /**
+   * In the full run long enough for an uncapped (client-go's) back-off to put the next retry more
+   * than the recovery bound after the restore.
+   */
+  private static final Duration REVOKED_FOR = FULL ? Duration.ofMinutes(8) : Duration.ofSeconds(30);
+  private static final Duration VISIBLE_WITHIN = Duration.ofMinutes(1);
+  private static final Duration RECOVERS_WITHIN = Duration.ofMinutes(2);
+  private static final ReliabilityReport REPORT = ReliabilityReport.shared();
+  private static final String SCENARIO = "lifecycle (chart RBAC, one replica)";
+
+  private static LocalCluster cluster;
+  private static RenderedChart chart;
+  private static OperatorProcess replica;
+  private static String ns;
+
+  @BeforeAll
+  static void start(LocalCluster localCluster, TestNamespace namespace) {
+    cluster = localCluster;
+    ns = namespace.name();
+    chart = RenderedChart.installWithoutItsDeployment(cluster, ns, Set.of());
+    replica = chart.startReplica(cluster, "steward-5d8f7c9b6-life0", List.of());
+    await().atMost(ChartEndToEnd.START).until(replica::isReady);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (replica != null) {
+      replica.close();
+    }
+    REPORT.write(Path.of("target", "reliability"));
+  }
+
+  /**
+   * The manager's ClusterRoleBinding deleted for a while (in the full run long enough for the
+   * back-off of a retried reconcile to outgrow the recovery bound), a spec changed meanwhile, then
+   * the binding restored.
+   */
+  @Test
+  @Order(1)
+  void revokedPermissionsShowAndRestoredOnesConverge() throws Exception {
+    WebApps webApps = new WebApps(cluster.adminClient(), ns);
+    webApps.create("rbac", WebApps.spec("nginx:1.27", 1, 80));
+    awaitImage("rbac", "nginx:1.27", RECOVERS_WITHIN);
+
+    Map<String, Object> binding = chart.manifests.single("ClusterRoleBinding", "manager");
+    DynamicKubernetesApi bindings = new DynamicKubernetesApi("rbac.authorization.k8s.io", "v1", "clusterrolebindings",
+        cluster.adminClient());
+    double errorsBefore = metric("controller_runtime_reconcile_errors_total{");
+    Instant revoked = Instant.now();
+    bindings.delete(Manifests.name(binding)).throwsApiException();
+    // A change Steward cannot apply now.
+    webApps.updateSpec("rbac", spec -> spec.withImage("nginx:1.28"));
+    List<String> signs = new java.util.ArrayList<>();
+    Duration visible = awaitProblemVisible(revoked, errorsBefore, signs);
+    Thread.sleep(Math.max(0, REVOKED_FOR.minus(Duration.between(revoked, Instant.now())).toMillis()));
+    Instant restored = Instant.now();
+    bindings.create(new DynamicKubernetesObject(Manifests.json(binding))).throwsApiException();
+    awaitImage("rbac", "nginx:1.28", RECOVERS_WITHIN);
+    await().atMost(VISIBLE_WITHIN).until(() -> ready() && informersFailing() == 0);
+    REPORT.record(SCENARIO, "RBAC revoked " + REVOKED_FOR.toSeconds() + " s: revocation to visible, s", seconds(visible));
+    REPORT.record(SCENARIO, "RBAC revoked: what showed it", signs);
+    REPORT.record(SCENARIO, "RBAC restored to the change applied, s", seconds(Duration.between(restored, Instant.now())));
+    assertThat(replica.isRunning()).isTrue();
+  }
+
+  /** The CRD deleted (and with it every WebApp), then re-created with a new WebApp of the same name. */
+  @Test
+  @Order(2)
+  void aDeletedAndRecreatedCrdConverges() throws Exception {
+    WebApps webApps = new WebApps(cluster.adminClient(), ns);
+    webApps.create("crd", WebApps.spec("nginx:1.27", 1, 80));
+    awaitImage("crd", "nginx:1.27", RECOVERS_WITHIN);
+
+    double errorsBefore = metric("controller_runtime_reconcile_errors_total{");
+    Instant deleted = Instant.now();
+    new DynamicKubernetesApi("apiextensions.k8s.io", "v1", "customresourcedefinitions", cluster.adminClient())
+        .delete("webapps.steward.io").throwsApiException();
+    await().atMost(Duration.ofMinutes(1)).until(() -> !crdExists());
+    List<String> signs = new java.util.ArrayList<>();
+    Duration visible = awaitProblemVisible(deleted, errorsBefore, signs);
+    Instant recreated = Instant.now();
+    Crds.installWebAppCrd(cluster.adminClient());
+    await().atMost(Duration.ofMinutes(1)).ignoreExceptions()
+        .until(() -> new WebApps(cluster.adminClient(), ns).tryCreate("crd", WebApps.spec("nginx:1.29", 1, 80)).isSuccess());
+    awaitImage("crd", "nginx:1.29", RECOVERS_WITHIN);
+    REPORT.record(SCENARIO, "CRD deleted: deletion to visible, s", seconds(visible));
+    REPORT.record(SCENARIO, "CRD deleted: what showed it", signs);
+    REPORT.record(SCENARIO, "CRD re-created to a new WebApp converged, s", seconds(Duration.between(recreated, Instant.now())));
+    await().atMost(VISIBLE_WITHIN).until(() -> ready() && informersFailing() == 0);
+    assertThat(replica.isRunning()).isTrue();
+  }
+
+  /** A watched namespace deleted with its WebApps, then re-created with a WebApp of an old name. */
+  @Test
+  @Order(3)
+  void aDeletedAndRecreatedNamespaceConverges() throws Exception {
+    String gone = ns + "-gone";
+    ChartEndToEnd.createNamespace(cluster, gone, Map.of());
+    WebApps webApps = new WebApps(cluster.adminClient(), gone);
+    for (int i = 0; i < 5; i++) {
+      webApps.create("app-" + i, WebApps.spec("nginx:1.27", 1, 80));
+    }
+    await().atMost(RECOVERS_WITHIN).ignoreExceptions().until(() -> deployment(gone, "app-4") != null);
+    ChartEndToEnd.deleteNamespace(cluster, gone);
+    // The namespace controller empties it first (Steward meanwhile meets a terminating namespace).
+    await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))
+        .until(() -> !ChartEndToEnd.exists(() -> new CoreV1Api(cluster.adminClient()).readNamespace(gone).execute()));
+    Instant recreated = Instant.now();
+    ChartEndToEnd.createNamespace(cluster, gone, Map.of());
+    webApps.create("app-0", WebApps.spec("nginx:1.30", 1, 80));
+    await().atMost(RECOVERS_WITHIN).ignoreExceptions().until(() -> "nginx:1.30".equals(image(gone, "app-0")));
+    REPORT.record(SCENARIO, "namespace deleted and re-created to a new WebApp converged, s",
+        seconds(Duration.between(recreated, Instant.now())));
+    assertThat(ready()).isTrue();
+    ChartEndToEnd.deleteNamespace(cluster, gone);
+  }
+
+  /**
+   * Waits until the replica shows a problem the way an operator's user can see it: readiness down,
+   * an informer failing, or reconcile errors counted (permissions revoked leave open watches
+   * working, so only the writes fail then). Returns how long that took and which signs showed.
+   */
+  private Duration awaitProblemVisible(Instant since, double errorsBefore, List<String> signs) {
+    await().atMost(VISIBLE_WITHIN).pollInterval(Duration.ofSeconds(1)).until(() -> {
+      signs.clear();
+      if (!ready()) {
+        signs.add("readiness down");
+      }
+      if (informersFailing() > 0) {
+        signs.add("steward_informer_failing");
+      }
+      if (metric("controller_runtime_reconcile_errors_total{") > errorsBefore) {
+        signs.add("reconcile errors counted");
+      }
+      return !signs.isEmpty();
+    });
+    return Duration.between(since, Instant.now());
+  }
+
+  private static Duration awaitImage(String name, String image, Duration within) {
+    Instant start = Instant.now();
+    await().atMost(within).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+        .until(() -> image.equals(image(ns, name)));
+    return Duration.between(start, Instant.now());
+  }
+
+  private static String image(String namespace, String name) throws ApiException {
+    V1Deployment deployment = deployment(namespace, name);
+    return deployment == null ? null : deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getImage();
+  }
+
+  private static V1Deployment deployment(String namespace, String name) throws ApiException {
+    try {
+      return new AppsV1Api(cluster.adminClient()).readNamespacedDeployment(name, namespace).execute();
+    } catch (ApiException e) {
+      if (e.getCode() == 404) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  private static boolean crdExists() {
+    return new DynamicKubernetesApi("apiextensions.k8s.io", "v1", "customresourcedefinitions", cluster.adminClient())
+        .get("webapps.steward.io").isSuccess();
+  }
+
+  private static boolean ready() {
+    return replica.get(chart.probePath("readinessProbe")).code() == 200;
+  }
+
+  private static double informersFailing() {
+    return metric("steward_informer_failing{");
+  }
+
+  /** The sum of the series starting with {@code prefix} on the replica's Prometheus page. */
+  private static double metric(String prefix) {
+    var response = replica.actuator("prometheus");
+    if (response == null) {
+      return 0;
+    }
+    return response.body().lines().filter(l -> l.startsWith(prefix))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+  }
+
+  private static double seconds(Duration duration) {
+    return duration.toMillis() / 1000.0;
+  }
+}
