@@ -87,7 +87,7 @@ class LifecycleIT {
     Map<String, Object> binding = chart.manifests.single("ClusterRoleBinding", "manager");
     DynamicKubernetesApi bindings = new DynamicKubernetesApi("rbac.authorization.k8s.io", "v1", "clusterrolebindings",
         cluster.adminClient());
-    double errorsBefore = metric("controller_runtime_reconcile_errors_total{");
+    double errorsBefore = metric("controller_runtime_reconcile_errors_total");
     Instant revoked = Instant.now();
     bindings.delete(Manifests.name(binding)).throwsApiException();
     // A change Steward cannot apply now.
@@ -113,7 +113,7 @@ class LifecycleIT {
     webApps.create("crd", WebApps.spec("nginx:1.27", 1, 80));
     awaitImage("crd", "nginx:1.27", RECOVERS_WITHIN);
 
-    double errorsBefore = metric("controller_runtime_reconcile_errors_total{");
+    double errorsBefore = metric("controller_runtime_reconcile_errors_total");
     Instant deleted = Instant.now();
     new DynamicKubernetesApi("apiextensions.k8s.io", "v1", "customresourcedefinitions", cluster.adminClient())
         .delete("webapps.steward.io").throwsApiException();
@@ -171,7 +171,7 @@ class LifecycleIT {
       if (informersFailing() > 0) {
         signs.add("steward_informer_failing");
       }
-      if (metric("controller_runtime_reconcile_errors_total{") > errorsBefore) {
+      if (metric("controller_runtime_reconcile_errors_total") > errorsBefore) {
         signs.add("reconcile errors counted");
       }
       return !signs.isEmpty();
@@ -212,18 +212,14 @@ class LifecycleIT {
   }
 
   private static double informersFailing() {
-    return metric("steward_informer_failing{");
+    return metric("steward_informer_failing");
   }
 
-  /** The sum of the series starting with {@code prefix} on the replica's Prometheus page. */
-  private static double metric(String prefix) {
-    var response = replica.actuator("prometheus");
-    if (response == null) {
-      return 0;
-    }
-    return response.body().lines().filter(l -> l.startsWith(prefix))
-        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+  /** The sum of the series named {@code metric} on the replica's Prometheus page. */
+  private static double metric(String metric) {
+    return replica.metricValues(metric).stream().mapToDouble(Double::doubleValue).sum();
   }
+
 
   private static double seconds(Duration duration) {
     return duration.toMillis() / 1000.0;

@@ -15,6 +15,7 @@ import io.steward.operator.support.Crds;
 import io.steward.operator.support.OperatorProcess;
 import io.steward.operator.support.RawApi;
 import io.steward.operator.support.WebApps;
+import io.steward.operator.webapp.Conditions;
 import io.steward.operator.webapp.api.WebApp;
 import io.steward.testing.cluster.AuditLog;
 import io.steward.testing.cluster.LocalCluster;
@@ -187,9 +188,9 @@ class PoisonIsolationIT {
   }
 
   private static boolean isStalled(WebApp webApp) {
-    return webApp.getStatus() != null && webApp.getStatus().conditionsOrEmpty().stream()
-        .anyMatch(c -> "Stalled".equals(c.getType()) && "True".equals(c.getStatus()));
+    return webApp.getStatus() != null && Conditions.isTrue(webApp.getStatus().conditionsOrEmpty(), "Stalled");
   }
+
 
   /** A ValidatingAdmissionPolicy refusing Deployments with images from the banned registry in {@code ns}. */
   private static void banImagesIn(RawApi raw, String ns, String name) {

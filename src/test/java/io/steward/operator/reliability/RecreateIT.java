@@ -27,8 +27,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -48,8 +46,6 @@ class RecreateIT {
   private static final int CYCLES = FULL ? 1_000 : 60;
   private static final int NAMES = 10;
   private static final String SCENARIO = "delete and re-create under the same name (watches cut)";
-  private static final Pattern UNCONFIRMED = Pattern.compile(
-      "^steward_cache_unconfirmed_writes\\{[^}]*\\} ([0-9.eE+-]+)$", Pattern.MULTILINE);
 
   @AfterAll
   static void writeReport() {
@@ -172,16 +168,9 @@ class RecreateIT {
 
   /** The sum of Steward's {@code steward_cache_unconfirmed_writes} over kinds, from its Prometheus page. */
   private static double unconfirmedWrites(OperatorProcess operator) {
-    var response = operator.actuator("prometheus");
-    assertThat(response).as("/actuator/prometheus answers").isNotNull();
-    Matcher matcher = UNCONFIRMED.matcher(response.body());
-    double sum = 0;
-    int series = 0;
-    while (matcher.find()) {
-      sum += Double.parseDouble(matcher.group(1));
-      series++;
-    }
-    assertThat(series).as("steward_cache_unconfirmed_writes series (one per watched kind)").isEqualTo(3);
-    return sum;
+    List<Double> series = operator.metricValues("steward_cache_unconfirmed_writes");
+    assertThat(series).as("steward_cache_unconfirmed_writes series (one per watched kind)").hasSize(3);
+    return series.stream().mapToDouble(Double::doubleValue).sum();
   }
+
 }

@@ -202,6 +202,19 @@ public final class OperatorProcess implements AutoCloseable {
     return response == null ? new Response(0, "no answer") : new Response(response.statusCode(), response.body());
   }
 
+  /**
+   * The values of the series named {@code metric} (any labels) on the operator's Prometheus page, one
+   * per series; empty when nothing answers.
+   */
+  public List<Double> metricValues(String metric) {
+    HttpResponse<String> response = actuator("prometheus");
+    if (response == null) {
+      return List.of();
+    }
+    return response.body().lines().filter(l -> l.startsWith(metric + "{") || l.startsWith(metric + " "))
+        .map(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).toList();
+  }
+
   /** GET an Actuator path ({@code health/readiness}, {@code leader}, ...); null when nothing answers. */
   public HttpResponse<String> actuator(String path) {
     return send("/actuator/" + path);
