@@ -1,5 +1,8 @@
 package io.steward.operator.runtime;
 
+import com.google.gson.Gson;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonParser;
 import io.kubernetes.client.common.KubernetesListObject;
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.informer.ListerWatcher;
@@ -8,6 +11,7 @@ import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.models.V1ManagedFieldsEntry;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.util.CallGeneratorParams;
 import io.kubernetes.client.util.Watchable;
@@ -50,7 +54,7 @@ public final class Informers {
    * @param client the client for lists and watches (no read timeout)
    * @param namespaces the namespaces to watch; empty for all
    * @param fieldManager the operator's field manager: the caches keep only its entries of
-   *     {@code metadata.managedFields}, which tell what it set before; the rest would only cost memory
+   *     {@code metadata.managedFields}, which tell what it set before (see {@link #keepOnlyOwnManagedFields})
    */
   public Informers(SharedInformerFactory primary, ApiClient client, List<String> namespaces, String fieldManager,
       Duration listWatchGrace, MeterRegistry registry) {
@@ -88,16 +92,39 @@ public final class Informers {
   }
 
   /**
-   * Of {@code metadata.managedFields}, the cache keeps only the operator's own entries: they tell
-   * which fields it set before; the rest would only cost memory.
+   * Of {@code metadata.managedFields}, the cache keeps only the operator's own entries for the object
+   * itself (not those for a subresource such as status): they tell which fields it set before; the
+   * rest would only cost memory. Their {@code fieldsV1} is kept as deflated JSON text, because decoded
+   * it is a tree of maps, one per field, many times the size of the text, and the text repeats the same
+   * few keys for every field (read it back with {@link #fieldsV1}). The lenient Gson never writes
+   * managedFields (see {@link LenientJson}), so this form is never sent to the API server.
    */
   KubernetesObject keepOnlyOwnManagedFields(KubernetesObject object) {
     V1ObjectMeta metadata = object.getMetadata();
     if (metadata != null && metadata.getManagedFields() != null) {
       metadata.setManagedFields(metadata.getManagedFields().stream()
-          .filter(entry -> fieldManager.equals(entry.getManager())).toList());
+          .filter(entry -> fieldManager.equals(entry.getManager()))
+          .filter(entry -> entry.getSubresource() == null || entry.getSubresource().isEmpty())
+          .map(this::withFieldsDeflated)
+          .toList());
     }
     return object;
+  }
+
+  private V1ManagedFieldsEntry withFieldsDeflated(V1ManagedFieldsEntry entry) {
+    if (entry.getFieldsV1() != null && !(entry.getFieldsV1() instanceof DeflatedJson)) {
+      entry.setFieldsV1(DeflatedJson.of(client.getJSON().getGson().toJson(entry.getFieldsV1())));
+    }
+    return entry;
+  }
+
+  /**
+   * The {@code fieldsV1} of a managedFields entry as a JSON tree, whether it is cached deflated (see
+   * {@link #keepOnlyOwnManagedFields}) or decoded, as in an API server's response.
+   */
+  public static JsonElement fieldsV1(V1ManagedFieldsEntry entry, Gson gson) {
+    Object fields = entry.getFieldsV1();
+    return fields instanceof DeflatedJson deflated ? JsonParser.parseString(deflated.text()) : gson.toJsonTree(fields);
   }
 
   /**

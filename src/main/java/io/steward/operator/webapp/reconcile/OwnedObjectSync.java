@@ -14,6 +14,7 @@ import io.kubernetes.client.util.generic.KubernetesApiResponse;
 import io.kubernetes.client.util.generic.options.CreateOptions;
 import io.kubernetes.client.util.generic.options.DeleteOptions;
 import io.kubernetes.client.util.generic.options.PatchOptions;
+import io.steward.operator.runtime.Informers;
 import io.steward.operator.runtime.ReadYourWritesCache;
 import io.steward.operator.webapp.ManagedFields;
 import io.steward.operator.webapp.OwnedResource;
@@ -115,7 +116,7 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
       for (V1ManagedFieldsEntry entry : entries) {
         boolean mainResource = entry.getSubresource() == null || entry.getSubresource().isEmpty();
         if (mainResource && FIELD_MANAGER.equals(entry.getManager()) && entry.getFieldsV1() != null) {
-          JsonElement fields = gson.toJsonTree(entry.getFieldsV1());
+          JsonElement fields = Informers.fieldsV1(entry, gson);
           if (fields.isJsonObject()) {
             sets.add(fields.getAsJsonObject());
           }
