@@ -208,25 +208,23 @@ public final class WebAppFuzz {
     }
     mutations.add(new Mutation("spec.env (a name twice)",
         s -> env(s, List.of("{\"name\":\"A\",\"value\":\"1\"}", "{\"name\":\"A\",\"value\":\"2\"}"))));
-    // The CEL rule on the total size of names and values: exactly at it, and one character over.
-    if (schema.has("x-kubernetes-validations")) {
-      Matcher limit = Pattern.compile("<= ?(\\d+)").matcher(schema.toString());
-      if (limit.find()) {
-        int total = Integer.parseInt(limit.group(1));
-        for (int size : new int[] {total, total + 1}) {
-          mutations.add(new Mutation("spec.env (" + size + " characters in all)", s -> {
-            List<String> items = new ArrayList<>();
-            int left = size;
-            for (int i = 0; left > 0; i++) {
-              String name = "V" + i;
-              int value = Math.min(left - name.length(), 16_000);
-              items.add("{\"name\":\"" + name + "\",\"value\":\"" + "x".repeat(value) + "\"}");
-              left -= name.length() + value;
-            }
-            env(s, items);
-          }));
+    // The CEL rule on the total size of env: exactly at it, and one character over, in values and in references.
+    EnvLimits limits = EnvLimits.fromSchema(schema);
+    int total = limits.maxCharacters();
+    for (int size : new int[] {total, total + 1}) {
+      mutations.add(new Mutation("spec.env (" + size + " characters in all)", s -> {
+        List<String> items = new ArrayList<>();
+        int left = size;
+        for (int i = 0; left > 0; i++) {
+          String name = "V" + i;
+          int value = Math.min(left - name.length(), 4_000);
+          items.add("{\"name\":\"" + name + "\",\"value\":\"" + "x".repeat(value) + "\"}");
+          left -= name.length() + value;
         }
-      }
+        env(s, items);
+      }));
+      mutations.add(new Mutation("spec.env (" + size + " characters in all, in references)",
+          s -> s.add("env", GSON.toJsonTree(limits.largest(size, "fuzz")))));
     }
   }
 

@@ -24,8 +24,10 @@ public final class WebAppSpecGenerator {
   private static final String[] CPU = {"1m", "10m", "100m", "250m", "1", "2", "1.5", "64"};
   private static final String[] MEMORY = {"1Ki", "64Mi", "128Mi", "1Gi", "2G", "100M", "1e9"};
   private static final String[] STORAGE = {"1Mi", "1Gi", "10G"};
-  /** The CRD's bound on env names and values together. */
-  private static final int ENV_TOTAL = 32768;
+  /** The CRD's bounds on env: entries, and characters of all of them together. */
+  private static final EnvLimits ENV = EnvLimits.fromCrd();
+  /** Characters kept back for each entry still to come: a short name, or a name and a short reference. */
+  private static final int PER_ENTRY = 4;
 
   private final Random random;
 
@@ -61,34 +63,51 @@ public final class WebAppSpecGenerator {
     if (random.nextInt(3) == 0) {
       return null;
     }
+    int count = random.nextInt(10) == 0 ? ENV.maxItems() : random.nextInt(8);
     Set<String> names = new LinkedHashSet<>();
-    int count = random.nextInt(10) == 0 ? 128 : random.nextInt(8);
-    while (names.size() < count) {
-      int length = 1 + random.nextInt(random.nextInt(10) == 0 ? 256 : 20);
-      StringBuilder n = new StringBuilder().append(NAME_START.charAt(random.nextInt(NAME_START.length())));
-      for (int i = 1; i < length; i++) {
-        n.append(NAME_REST.charAt(random.nextInt(NAME_REST.length())));
-      }
-      names.add(n.toString());
-    }
     List<WebAppSpec.EnvVar> env = new ArrayList<>();
-    int left = ENV_TOTAL;
-    for (String n : names) {
+    int left = ENV.maxCharacters();
+    for (int i = 0; i < count; i++) {
+      int room = left - (count - i - 1) * PER_ENTRY;
+      String n = name(names, Math.min(room - PER_ENTRY, 1 + random.nextInt(random.nextInt(10) == 0 ? ENV.maxName() : 20)));
+      room -= n.length();
       left -= n.length();
-      String value = random.nextInt(20) == 0 ? "v".repeat(Math.max(0, left - ENV_TOTAL / 8)) : pick(VALUE_PIECES);
-      if (value.length() > left) {
+      int kind = random.nextInt(8);
+      String reference = reference();
+      String key = keyName();
+      if (kind < 2 && reference.length() + key.length() > room) {
+        reference = "db";
+        key = "k";
+      }
+      String value = random.nextInt(20) == 0 ? "v".repeat(Math.max(0, room - ENV.maxCharacters() / 8)) : pick(VALUE_PIECES);
+      if (value.length() > room) {
         value = "";
       }
-      int kind = random.nextInt(8);
-      left -= kind > 2 ? value.length() : 0;
+      left -= kind < 2 ? reference.length() + key.length() : kind > 2 ? value.length() : 0;
       env.add(switch (kind) {
-        case 0 -> WebAppSpec.EnvVar.fromSecret(n, reference(), keyName(), random.nextBoolean() ? null : random.nextBoolean());
-        case 1 -> WebAppSpec.EnvVar.fromConfigMap(n, reference(), keyName(), random.nextBoolean() ? null : random.nextBoolean());
+        case 0 -> WebAppSpec.EnvVar.fromSecret(n, reference, key, random.nextBoolean() ? null : random.nextBoolean());
+        case 1 -> WebAppSpec.EnvVar.fromConfigMap(n, reference, key, random.nextBoolean() ? null : random.nextBoolean());
         case 2 -> new WebAppSpec.EnvVar(n, "");
         default -> new WebAppSpec.EnvVar(n, value);
       });
     }
     return env;
+  }
+
+  /** A variable name of {@code length} characters (at least one) not yet in {@code names}, which it joins. */
+  private String name(Set<String> names, int length) {
+    String n;
+    int attempts = 0;
+    do {
+      // Short names run out: lengthen after a few collisions.
+      int wanted = Math.max(1, length) + attempts++ / 10;
+      StringBuilder b = new StringBuilder().append(NAME_START.charAt(random.nextInt(NAME_START.length())));
+      for (int i = 1; i < wanted; i++) {
+        b.append(NAME_REST.charAt(random.nextInt(NAME_REST.length())));
+      }
+      n = b.toString();
+    } while (!names.add(n));
+    return n;
   }
 
   /** A Secret or ConfigMap name: a DNS-1123 subdomain, up to its longest. */

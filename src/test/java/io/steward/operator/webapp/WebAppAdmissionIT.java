@@ -9,7 +9,10 @@ import io.kubernetes.client.util.generic.KubernetesApiResponse;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import io.steward.operator.support.Crds;
+import io.steward.operator.support.EnvLimits;
+import io.steward.operator.support.WebApps;
 import io.steward.operator.webapp.api.WebApp;
+import io.steward.operator.webapp.api.WebAppSpec;
 import io.steward.testing.cluster.LocalCluster;
 import io.steward.testing.cluster.LocalClusterTest;
 import io.steward.testing.cluster.TestNamespace;
@@ -32,6 +35,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @LocalClusterTest
 class WebAppAdmissionIT {
   private static DynamicKubernetesApi webApps;
+  private static WebApps typed;
   private static String namespace;
 
   @BeforeAll
@@ -39,6 +43,7 @@ class WebAppAdmissionIT {
     Crds.installWebAppCrd(cluster.adminClient());
     webApps = new DynamicKubernetesApi(WebApp.GROUP, WebApp.VERSION, WebApp.PLURAL, cluster.adminClient());
     namespace = ns.name();
+    typed = new WebApps(cluster.adminClient(), namespace);
   }
 
   static Stream<Arguments> invalidManifests() throws IOException {
@@ -88,4 +93,31 @@ class WebAppAdmissionIT {
     assertThat(spec.get("paused").getAsBoolean()).isFalse();
   }
 
+  /**
+   * The env size rule counts every character an entry carries (name, value, and a reference's
+   * Secret or ConfigMap name and key): the largest env of references and the largest of one value
+   * pass, and each with one character more is refused with a message that names the field and the
+   * bound. A rule that counted less, or more, fails here.
+   */
+  @Test
+  void theEnvSizeRuleCountsNamesValuesAndReferencesExactly() {
+    EnvLimits limits = EnvLimits.fromCrd();
+    int max = limits.maxCharacters();
+    assertAdmitted("env-refs-at", limits.largest(max, "at"));
+    assertRefusedForSize("env-refs-over", limits.largest(max + 1, "over"), max);
+    assertAdmitted("env-value-at", List.of(new WebAppSpec.EnvVar("V", "x".repeat(max - 1))));
+    assertRefusedForSize("env-value-over", List.of(new WebAppSpec.EnvVar("VV", "x".repeat(max - 1))), max);
+  }
+
+  private static void assertAdmitted(String name, List<WebAppSpec.EnvVar> env) {
+    KubernetesApiResponse<WebApp> response = typed.tryCreate(name, WebApps.spec("nginx", 1, null).withEnv(env));
+    assertThat(response.isSuccess()).as("%s (%d characters): %s", name, EnvLimits.counted(env), response.getStatus())
+        .isTrue();
+  }
+
+  private static void assertRefusedForSize(String name, List<WebAppSpec.EnvVar> env, int max) {
+    KubernetesApiResponse<WebApp> response = typed.tryCreate(name, WebApps.spec("nginx", 1, null).withEnv(env));
+    assertThat(response.getHttpStatusCode()).as("%s (%d characters)", name, EnvLimits.counted(env)).isEqualTo(422);
+    assertThat(response.getStatus().getMessage()).contains("spec.env: ").contains("must not exceed " + max + " characters");
+  }
 }
