@@ -122,7 +122,8 @@ final class RenderedChart {
   /**
    * The built jar run as pod {@code podName} of this chart: the container's environment (identity =
    * pod name), a token bound to a Pod object of that name (created here), as the pod's projected
-   * token is, and the container's memory limit as all the RAM there is.
+   * token is, the container's memory limit as all the RAM there is, and the collector the JVM would
+   * pick in that container (see {@link #containerCollector}).
    */
   OperatorProcess startReplica(LocalCluster cluster, String podName, List<String> args) {
     return startReplica(cluster, podName, args, List.of());
@@ -135,6 +136,7 @@ final class RenderedChart {
     env.put("KUBECONFIG", serviceAccount(cluster).writeKubeconfig(cluster, dir.resolve("kubeconfig"),
         createPod(cluster, podName)).toAbsolutePath().toString());
     List<String> options = new java.util.ArrayList<>(List.of("-XX:MaxRAM=" + memoryLimitBytes()));
+    options.addAll(containerCollector());
     options.addAll(jvmOptions);
     return OperatorProcess.start(podName, env, options, args, dir.resolve("operator.log"));
   }
@@ -149,6 +151,16 @@ final class RenderedChart {
 
   String probePath(String probe) {
     return (String) Manifests.value(container(), probe, "httpGet", "path");
+  }
+
+  /**
+   * The collector a JVM picks by itself in the container, when the chart's options name none: below
+   * 1792 MiB of memory it is not a "server class machine" and takes SerialGC. {@code -XX:MaxRAM}
+   * does not change that choice outside a container, so it is made explicit here.
+   */
+  List<String> containerCollector() {
+    boolean named = env("pod").getOrDefault("JAVA_TOOL_OPTIONS", "").matches(".*-XX:\\+Use\\w+GC.*");
+    return named || memoryLimitBytes() >= 1792L * 1024 * 1024 ? List.of() : List.of("-XX:+UseSerialGC");
   }
 
   long memoryLimitBytes() {

@@ -32,11 +32,12 @@ public final class StewardChart {
   /**
    * The JVM options a pod of the chart runs with (default values), for a JVM outside a container:
    * the chart's JAVA_TOOL_OPTIONS, and what the container would decide: its memory limit as all the
-   * RAM there is, and the collector the JVM picks by itself below 1792 MiB (SerialGC).
+   * RAM there is, and the collector the JVM picks by itself there (see {@link RenderedChart#containerCollector}).
    */
   public static List<String> podJvmOptions() {
     RenderedChart chart = RenderedChart.render("steward", "steward-system", Map.of());
-    List<String> options = new ArrayList<>(List.of("-XX:MaxRAM=" + chart.memoryLimitBytes(), "-XX:+UseSerialGC"));
+    List<String> options = new ArrayList<>(List.of("-XX:MaxRAM=" + chart.memoryLimitBytes()));
+    options.addAll(chart.containerCollector());
     options.addAll(List.of(chart.env("pod").get("JAVA_TOOL_OPTIONS").trim().split("\\s+")));
     return options;
   }
