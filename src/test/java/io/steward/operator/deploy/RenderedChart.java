@@ -99,9 +99,15 @@ final class RenderedChart {
    * ({@link #startReplica}).
    */
   static RenderedChart installWithoutItsDeployment(LocalCluster cluster, String namespace, Set<String> alsoSkipped) {
-    Crds.installWebAppCrd(cluster.adminClient());
-    RenderedChart chart = render("steward", namespace, Map.of("leaderElection",
+    return installWithoutItsDeployment(cluster, namespace, alsoSkipped, Map.of("leaderElection",
         Map.of("leaseDuration", "6s", "renewDeadline", "4s", "retryPeriod", "1s")));
+  }
+
+  /** The same with these chart values instead of the short lease settings ({@code Map.of()}: the chart's defaults). */
+  static RenderedChart installWithoutItsDeployment(LocalCluster cluster, String namespace, Set<String> alsoSkipped,
+      Map<String, Object> values) {
+    Crds.installWebAppCrd(cluster.adminClient());
+    RenderedChart chart = render("steward", namespace, values);
     Set<String> skipped = new HashSet<>(Set.of("Deployment", "Service", "PodDisruptionBudget"));
     skipped.addAll(alsoSkipped);
     chart.applyExcept(cluster, skipped);
