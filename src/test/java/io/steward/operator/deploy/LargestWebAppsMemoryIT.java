@@ -143,7 +143,7 @@ class LargestWebAppsMemoryIT {
   private static String exitCause(Path log) throws Exception {
     String firstError = null;
     for (String line : Files.readAllLines(log)) {
-      if (line.contains("OutOfMemoryError")) {
+      if (line.contains("java.lang.OutOfMemoryError")) {
         return "out of memory: " + line;
       }
       if (firstError == null && line.contains(" ERROR ")) {
