@@ -96,6 +96,11 @@ public final class ServiceAccountAccess {
    * ({@code authentication.kubernetes.io/pod-name} in the user's extra), and the token dies with the pod.
    */
   public Path writeKubeconfig(LocalCluster cluster, Path file, V1Pod pod) {
+    return writeKubeconfig(cluster, file, pod, cluster.apiServerUrl());
+  }
+
+  /** The same, reaching the API server at {@code serverUrl} (a {@code FaultProxy} in front of it). */
+  public Path writeKubeconfig(LocalCluster cluster, Path file, V1Pod pod, String serverUrl) {
     try {
       V1TokenRequestSpec spec = new V1TokenRequestSpec().expirationSeconds(3600L);
       if (pod != null) {
@@ -124,7 +129,7 @@ public final class ServiceAccountAccess {
                 user: %s
                 namespace: %s
           current-context: local
-          """.formatted(cluster.apiServerUrl(), ca, name, token.getStatus().getToken(), name, namespace);
+          """.formatted(serverUrl, ca, name, token.getStatus().getToken(), name, namespace);
       Files.createDirectories(file.getParent());
       Files.writeString(file, kubeconfig);
       return file;
