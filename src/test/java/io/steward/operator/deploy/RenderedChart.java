@@ -138,11 +138,16 @@ final class RenderedChart {
       String serverUrl) {
     Path dir = Path.of("target", "deploy-it", namespace, podName);
     Map<String, String> env = new LinkedHashMap<>(env(podName));
-    env.put("KUBECONFIG", serviceAccount(cluster).writeKubeconfig(cluster, dir.resolve("kubeconfig"),
+    env.put("KUBECONFIG", serviceAccount(cluster).writeKubeconfig(cluster, kubeconfigOf(podName),
         createPod(cluster, podName), serverUrl).toAbsolutePath().toString());
     List<String> options = new java.util.ArrayList<>(List.of("-XX:MaxRAM=" + memoryLimitBytes()));
     options.addAll(jvmOptions);
     return OperatorProcess.start(podName, env, options, args, dir.resolve("operator.log"));
+  }
+
+  /** The kubeconfig of replica {@code podName}; its token is in a file beside it (see ServiceAccountAccess#rotateToken). */
+  Path kubeconfigOf(String podName) {
+    return Path.of("target", "deploy-it", namespace, podName, "kubeconfig");
   }
 
   private V1Pod existingPod(ApiClient admin, String podName) {

@@ -50,7 +50,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Steward under faults, on the real local control plane, with the built jar as separate operator
  * processes, judged by the API server's audit log. A short version runs in {@code mvn verify};
- * {@code mvn verify -Preliability} runs the full one (300 WebApps, 5 kills, a 60 s storm) and both
+ * {@code mvn verify -Preliability} runs the full one (300 WebApps, 100 kills, a 60 s storm) and both
  * write target/reliability/report.json and report.md.
  */
 @LocalClusterTest(shape = LocalCluster.Shape.FULL)
