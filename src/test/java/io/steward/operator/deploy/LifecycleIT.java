@@ -85,9 +85,7 @@ class LifecycleIT {
   @Test
   @Order(1)
   void revokedPermissionsShowAndRestoredOnesConverge() throws Exception {
-    WebApps webApps = new WebApps(cluster.adminClient(), ns);
-    webApps.create("rbac", WebApps.spec("nginx:1.27", 1, 80));
-    awaitImage("rbac", "nginx:1.27", RECOVERS_WITHIN);
+    WebApps webApps = convergedWebApp("rbac");
 
     Map<String, Object> binding = chart.manifests.single("ClusterRoleBinding", "manager");
     DynamicKubernetesApi bindings = new DynamicKubernetesApi("rbac.authorization.k8s.io", "v1", "clusterrolebindings",
@@ -172,9 +170,7 @@ class LifecycleIT {
   @Test
   @Order(4)
   void aRotatedTokenIsPickedUpWithoutARestart() throws Exception {
-    WebApps webApps = new WebApps(cluster.adminClient(), ns);
-    webApps.create("token", WebApps.spec("nginx:1.27", 1, 80));
-    awaitImage("token", "nginx:1.27", RECOVERS_WITHIN);
+    WebApps webApps = convergedWebApp("token");
     long pid = replica.pid();
 
     // The token the replica uses now, kept for a probe: it must be refused once rotated.
@@ -231,6 +227,14 @@ class LifecycleIT {
       return !signs.isEmpty();
     });
     return Duration.between(since, Instant.now());
+  }
+
+  /** A new WebApp of that name, once Steward has applied it. */
+  private static WebApps convergedWebApp(String name) throws ApiException {
+    WebApps webApps = new WebApps(cluster.adminClient(), ns);
+    webApps.create(name, WebApps.spec("nginx:1.27", 1, 80));
+    awaitImage(name, "nginx:1.27", RECOVERS_WITHIN);
+    return webApps;
   }
 
   private static Duration awaitImage(String name, String image, Duration within) {
