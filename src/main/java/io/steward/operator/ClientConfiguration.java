@@ -5,6 +5,8 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.steward.operator.runtime.ApiRequestMetrics;
 import io.steward.operator.runtime.LeaseTerm;
 import io.steward.operator.runtime.OperatorClients;
 import io.steward.operator.runtime.OperatorIdentity;
@@ -22,7 +24,7 @@ import org.springframework.context.annotation.Configuration;
  * The connection to the API server. The {@link ApiClient} comes from client-java-spring-integration's
  * auto-configuration (KUBECONFIG, ~/.kube/config, or the pod's service account), unless
  * {@code steward.kubeconfig} names a file. Every request passes the {@link WriteFence}, which needs
- * this replica's {@link LeaseTerm}. The {@link SharedInformerFactory} is Steward's own: the
+ * this replica's {@link LeaseTerm}, and is timed ({@link ApiRequestMetrics}). The {@link SharedInformerFactory} is Steward's own: the
  * auto-configured one binds to client-java's static default client, not to the ApiClient bean.
  */
 @Configuration(proxyBeanMethods = false)
@@ -46,12 +48,19 @@ public class ClientConfiguration {
   }
 
   @Bean
-  OperatorClients operatorClients(ApiClient apiClient, OperatorIdentity identity, WriteFence fence) {
+  OperatorClients operatorClients(ApiClient apiClient, OperatorIdentity identity, WriteFence fence,
+      MeterRegistry registry) {
     if (DEFAULT_FALLBACK.equals(apiClient.getBasePath())) {
       throw new IllegalStateException("No Kubernetes API server configured: set KUBECONFIG or "
           + "steward.kubeconfig to a kubeconfig file, create ~/.kube/config, or run Steward in a pod.");
     }
-    return new OperatorClients(apiClient, identity, fence);
+    return new OperatorClients(apiClient, identity, fence, ApiRequestMetrics.listener(registry));
+  }
+
+  /** Latency buckets for the API request timer; a bean, so the registry has it before the first request. */
+  @Bean
+  MeterFilter apiRequestsHistogram() {
+    return ApiRequestMetrics.histogram();
   }
 
   /** This replica's leadership term; without leader election the only replica always may write. */
