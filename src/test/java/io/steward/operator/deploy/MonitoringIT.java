@@ -19,10 +19,13 @@ import io.steward.operator.webapp.api.WebAppStatus.Phase;
 import io.steward.testing.cluster.LocalCluster;
 import io.steward.testing.cluster.LocalClusterTest;
 import io.steward.testing.cluster.TestNamespace;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -33,7 +36,8 @@ import org.junit.jupiter.api.Test;
  * The dashboard and the alerts against a running Steward (the built jar, leader-elected, on the local
  * API server with one WebApp Ready and one Stalled on a foreign Deployment): every metric a query or
  * a rule names is on its /actuator/prometheus page, and the new metrics say what happened: WebApps by
- * phase, the stalled one by reason, API requests by verb and resource without a namespace or a name.
+ * phase, the stalled one by reason, API requests by verb and resource without a namespace or a name,
+ * the build it runs; and client-java's informers keep their start-up INFO lines to themselves.
  */
 @LocalClusterTest(shape = LocalCluster.Shape.FULL)
 class MonitoringIT {
@@ -92,6 +96,16 @@ class MonitoringIT {
         }
       }
       assertThat(missing).as("metrics the dashboard or the alerts name that Steward does not export").isEmpty();
+
+      // Which build runs: the version and the commit this build was made from.
+      Properties git = new Properties();
+      try (var in = Files.newInputStream(Path.of("target", "classes", "git.properties"))) {
+        git.load(in);
+      }
+      assertThat(series(operator)).containsEntry("steward_build_info{revision=\""
+          + git.getProperty("git.commit.id.abbrev") + "\",version=\"0.1.0-SNAPSHOT\"}", 1.0);
+      assertThat(Files.readString(operator.log())).as("client-java's start-up noise")
+          .doesNotContain("resync skipped due to 0 full resync period");
 
       // API requests by verb and resource; the series name no namespace and no object.
       List<String> requests = body.lines().filter(l -> l.startsWith("steward_api_requests_seconds_count{")).toList();
