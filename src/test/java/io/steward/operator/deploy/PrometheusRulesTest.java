@@ -93,6 +93,23 @@ class PrometheusRulesTest {
   }
 
   @Test
+  void configDefaultWithPrometheusPutsMonitorAndRulesBesideSteward() throws IOException {
+    Path copy = Path.of("target", "kustomize-prometheus").toAbsolutePath();
+    DeployTesting.copyTree(Path.of("config"), copy);
+    Path kustomization = copy.resolve("default").resolve("kustomization.yaml");
+    String text = Files.readString(kustomization);
+    assertThat(text).contains("  # - ../prometheus");
+    Files.writeString(kustomization, text.replace("  # - ../prometheus", "  - ../prometheus"));
+
+    Manifests out = Manifests.parse(Kubectl.kustomize(copy.resolve("default")).orFail("kubectl kustomize").stdout());
+    Map<String, Object> monitor = out.single("ServiceMonitor");
+    Map<String, Object> rule = out.single("PrometheusRule");
+    assertThat(List.of(monitor, rule)).extracting(Manifests::namespace).containsOnly("steward-system");
+    assertThat(map(monitor, "spec", "selector", "matchLabels")).isEqualTo(map(out.single("Service"), "spec", "selector"));
+    assertThat(map(rule, "spec").get("groups")).isEqualTo(load(RULES).get("groups"));
+  }
+
+  @Test
   void prometheusRuleIsOffByDefault() {
     assertThat(StewardChart.template("steward", "steward-system", Map.of()).ofKind("PrometheusRule")).isEmpty();
   }
