@@ -1,5 +1,6 @@
 package io.steward.operator.runtime;
 
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.binder.okhttp3.OkHttpMetricsEventListener;
@@ -39,8 +40,7 @@ public final class ApiRequestMetrics {
   public static MeterFilter histogram() {
     return new MeterFilter() {
       @Override
-      public DistributionStatisticConfig configure(io.micrometer.core.instrument.Meter.Id id,
-          DistributionStatisticConfig config) {
+      public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
         if (!id.getName().equals(NAME)) {
           return config;
         }

@@ -43,10 +43,6 @@ public final class Leadership {
     (before == null || before.isEmpty() ? released : expired).increment();
   }
 
-  public double handovers(boolean graceful) {
-    return (graceful ? released : expired).count();
-  }
-
   void startedLeading() {
     acquiredAt = Instant.now();
     leading = true;

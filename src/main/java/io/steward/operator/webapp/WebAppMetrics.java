@@ -22,7 +22,6 @@ public final class WebAppMetrics {
       WebAppConditions.Reasons.INVALID_SPEC, WebAppConditions.Reasons.PROGRESS_DEADLINE_EXCEEDED);
 
   private final CachedObjectCounts<WebApp> byPhase;
-  private final CachedObjectCounts<WebApp> stalled;
 
   public WebAppMetrics(MeterRegistry registry, KindInformer<WebApp> webApps) {
     this(registry, webApps::addEventHandler);
@@ -32,7 +31,7 @@ public final class WebAppMetrics {
     byPhase = CachedObjectCounts.register(registry, "steward_webapps",
         "WebApps by status.phase; one without a status yet counts as Pending", "phase", PHASES, webApps,
         WebAppMetrics::phase);
-    stalled = CachedObjectCounts.register(registry, "steward_webapps_stalled",
+    CachedObjectCounts.register(registry, "steward_webapps_stalled",
         "WebApps whose Stalled condition is True, by its reason", "reason", STALLED_REASONS, webApps,
         WebAppMetrics::stalledReason);
   }
@@ -49,9 +48,5 @@ public final class WebAppMetrics {
 
   public int withPhase(WebAppStatus.Phase phase) {
     return byPhase.count(phase.name());
-  }
-
-  public int stalled(String reason) {
-    return stalled.count(reason);
   }
 }
