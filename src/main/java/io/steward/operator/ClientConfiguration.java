@@ -6,6 +6,8 @@ import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;
 import io.kubernetes.client.util.credentials.RefreshAuthentication;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.steward.operator.runtime.ApiRequestMetrics;
 import io.steward.operator.runtime.LeaseTerm;
 import io.steward.operator.runtime.OperatorClients;
 import io.steward.operator.runtime.OperatorIdentity;
@@ -27,9 +29,9 @@ import org.springframework.context.annotation.Configuration;
  * KUBECONFIG, then ~/.kube/config, then the pod's service account), but built with credential
  * refresh: client-java-spring-integration's client reads a kubeconfig's token once, so a token file
  * that is rotated, or an exec plugin's cloud token that expires, would lock the operator out for
- * good. Every request passes the {@link WriteFence}, which needs this replica's {@link LeaseTerm}.
- * The {@link SharedInformerFactory} is Steward's own: the auto-configured one binds to client-java's
- * static default client, not to the ApiClient bean.
+ * good. Every request passes the {@link WriteFence}, which needs this replica's {@link LeaseTerm},
+ * and is timed ({@link ApiRequestMetrics}). The {@link SharedInformerFactory} is Steward's own: the
+ * auto-configured one binds to client-java's static default client, not to the ApiClient bean.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(StewardProperties.class)
@@ -100,8 +102,15 @@ public class ClientConfiguration {
   }
 
   @Bean
-  OperatorClients operatorClients(ApiClient apiClient, OperatorIdentity identity, WriteFence fence) {
-    return new OperatorClients(apiClient, identity, fence);
+  OperatorClients operatorClients(ApiClient apiClient, OperatorIdentity identity, WriteFence fence,
+      MeterRegistry registry) {
+    return new OperatorClients(apiClient, identity, fence, ApiRequestMetrics.listener(registry));
+  }
+
+  /** Latency buckets for the API request timer; a bean, so the registry has it before the first request. */
+  @Bean
+  MeterFilter apiRequestsHistogram() {
+    return ApiRequestMetrics.histogram();
   }
 
   /** This replica's leadership term; without leader election the only replica always may write. */
