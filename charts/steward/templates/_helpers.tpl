@@ -66,19 +66,19 @@ What Steward may do with the WebApps and their Deployments, Services and Events,
   verbs: [get, list, watch]
 - apiGroups: [steward.io]
   resources: [webapps/status]
-  verbs: [patch, update]
+  verbs: [patch]
 # Owner references with blockOwnerDeletion=true need this where OwnerReferencesPermissionEnforcement is on.
 - apiGroups: [steward.io]
   resources: [webapps/finalizers]
   verbs: [update]
-# Never delete: the garbage collector removes a WebApp's Deployment with the WebApp.
+# Patch, never update (Steward writes only the fields it owns); never delete: the garbage collector removes a WebApp's Deployment with the WebApp.
 - apiGroups: [apps]
   resources: [deployments]
-  verbs: [get, list, watch, create, update, patch]
+  verbs: [get, list, watch, create, patch]
 # delete: Steward removes a WebApp's Service when spec.port is removed.
 - apiGroups: [""]
   resources: [services]
-  verbs: [get, list, watch, create, update, patch, delete]
+  verbs: [get, list, watch, create, patch, delete]
 - apiGroups: [""]
   resources: [events]
   verbs: [create, patch]

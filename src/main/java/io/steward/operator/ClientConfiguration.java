@@ -4,40 +4,96 @@ import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;
+import io.kubernetes.client.util.credentials.RefreshAuthentication;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.steward.operator.runtime.ApiRequestMetrics;
 import io.steward.operator.runtime.LeaseTerm;
 import io.steward.operator.runtime.OperatorClients;
 import io.steward.operator.runtime.OperatorIdentity;
+import io.steward.operator.runtime.RereadTokenWhenRefused;
 import io.steward.operator.runtime.StewardProperties;
 import io.steward.operator.runtime.WriteFence;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The connection to the API server. The {@link ApiClient} comes from client-java-spring-integration's
- * auto-configuration (KUBECONFIG, ~/.kube/config, or the pod's service account), unless
- * {@code steward.kubeconfig} names a file. Every request passes the {@link WriteFence}, which needs
- * this replica's {@link LeaseTerm}. The {@link SharedInformerFactory} is Steward's own: the
+ * The connection to the API server, found where client-java looks ({@code steward.kubeconfig}, then
+ * KUBECONFIG, then ~/.kube/config, then the pod's service account), but built with credential
+ * refresh: client-java-spring-integration's client reads a kubeconfig's token once, so a token file
+ * that is rotated, or an exec plugin's cloud token that expires, would lock the operator out for
+ * good. Every request passes the {@link WriteFence}, which needs this replica's {@link LeaseTerm},
+ * and is timed ({@link ApiRequestMetrics}). The {@link SharedInformerFactory} is Steward's own: the
  * auto-configured one binds to client-java's static default client, not to the ApiClient bean.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(StewardProperties.class)
 public class ClientConfiguration {
-  static final String DEFAULT_FALLBACK = "http://localhost:8080";
+  /** How often a refused token makes Steward read its credentials again, ahead of the refresh period. */
+  static final Duration RE_READ_AT_MOST_EVERY = Duration.ofSeconds(2);
+  static final Path SERVICE_ACCOUNT_TOKEN = Path.of("/var/run/secrets/kubernetes.io/serviceaccount/token");
 
   @Bean
-  @ConditionalOnProperty("steward.kubeconfig")
-  ApiClient kubeconfigApiClient(StewardProperties properties) throws IOException {
-    try (Reader reader = Files.newBufferedReader(properties.getKubeconfig())) {
-      KubeConfig config = KubeConfig.loadKubeConfig(reader);
-      config.setFile(properties.getKubeconfig().toFile());
-      return ClientBuilder.kubeconfig(config).build();
+  ApiClient apiClient(StewardProperties properties) throws IOException {
+    return connect(properties.getKubeconfig(), System.getenv("KUBECONFIG"), homeDirectory(),
+        properties.getCredentialRefreshPeriod(), SERVICE_ACCOUNT_TOKEN);
+  }
+
+  static ApiClient connect(Path kubeconfig, String kubeconfigVariable, Path home, Duration refresh,
+      Path serviceAccountToken) throws IOException {
+    if (kubeconfig == null && kubeconfigVariable != null && !kubeconfigVariable.isBlank()) {
+      kubeconfig = Path.of(kubeconfigVariable);
+      if (!Files.isRegularFile(kubeconfig)) {
+        throw new IllegalStateException("KUBECONFIG names " + kubeconfig + ", which is not a file");
+      }
     }
+    if (kubeconfig == null && home != null && Files.isRegularFile(home.resolve(".kube").resolve("config"))) {
+      kubeconfig = home.resolve(".kube").resolve("config");
+    }
+    if (kubeconfig != null) {
+      try (Reader reader = Files.newBufferedReader(kubeconfig)) {
+        KubeConfig config = KubeConfig.loadKubeConfig(reader);
+        config.setFile(kubeconfig.toFile());
+        ClientBuilder builder = ClientBuilder.kubeconfig(config, refresh);
+        if (!bearerTokenOnly(config)) {
+          return builder.build();
+        }
+        // A token file written by hand ends in a newline, which client-java would send as is (and
+        // OkHttp refuses); kubectl trims it.
+        RefreshAuthentication token = new RefreshAuthentication(() -> trimmedToken(config), refresh);
+        ApiClient client = builder.setAuthentication(token).build();
+        return client.setHttpClient(client.getHttpClient().newBuilder()
+            .addInterceptor(new RereadTokenWhenRefused(token, RE_READ_AT_MOST_EVERY)).build());
+      }
+    }
+    if (Files.isRegularFile(serviceAccountToken)) {
+      return ClientBuilder.cluster().build(); // reads the pod's rotated token every minute
+    }
+    throw new IllegalStateException("No Kubernetes API server configured: set KUBECONFIG or "
+        + "steward.kubeconfig to a kubeconfig file, create ~/.kube/config, or run Steward in a pod.");
+  }
+
+  private static boolean bearerTokenOnly(KubeConfig config) {
+    return config.getClientCertificateData() == null && config.getClientCertificateFile() == null
+        && config.getUsername() == null && trimmedToken(config) != null;
+  }
+
+  private static String trimmedToken(KubeConfig config) {
+    Map<String, String> credentials = config.getCredentials();
+    String token = credentials == null ? null : credentials.get(KubeConfig.CRED_TOKEN_KEY);
+    return token == null ? null : token.trim();
+  }
+
+  private static Path homeDirectory() {
+    String home = System.getenv("HOME");
+    return home == null || home.isBlank() ? Path.of(System.getProperty("user.home")) : Path.of(home);
   }
 
   @Bean
@@ -46,12 +102,15 @@ public class ClientConfiguration {
   }
 
   @Bean
-  OperatorClients operatorClients(ApiClient apiClient, OperatorIdentity identity, WriteFence fence) {
-    if (DEFAULT_FALLBACK.equals(apiClient.getBasePath())) {
-      throw new IllegalStateException("No Kubernetes API server configured: set KUBECONFIG or "
-          + "steward.kubeconfig to a kubeconfig file, create ~/.kube/config, or run Steward in a pod.");
-    }
-    return new OperatorClients(apiClient, identity, fence);
+  OperatorClients operatorClients(ApiClient apiClient, OperatorIdentity identity, WriteFence fence,
+      MeterRegistry registry) {
+    return new OperatorClients(apiClient, identity, fence, ApiRequestMetrics.listener(registry));
+  }
+
+  /** Latency buckets for the API request timer; a bean, so the registry has it before the first request. */
+  @Bean
+  MeterFilter apiRequestsHistogram() {
+    return ApiRequestMetrics.histogram();
   }
 
   /** This replica's leadership term; without leader election the only replica always may write. */

@@ -14,6 +14,7 @@ import io.steward.operator.runtime.ManagedController;
 import io.steward.operator.runtime.OperatorClients;
 import io.steward.operator.runtime.OperatorIdentity;
 import io.steward.operator.runtime.StewardProperties;
+import io.steward.operator.webapp.WebAppMetrics;
 import io.steward.operator.webapp.api.WebApp;
 import io.steward.operator.webapp.reconcile.OwnedObjectSync;
 import io.steward.operator.webapp.reconcile.WebAppController;
@@ -53,6 +54,12 @@ public class ControllerConfiguration {
       EventBroadcaster events, OperatorIdentity identity) {
     return WebAppController.setUp(manager, clients.requests(),
         events.newRecorder(new V1EventSource().component("steward").host(identity.name())), Clock.systemUTC());
+  }
+
+  /** WebApps by phase and stalled ones by reason, counted from the informer cache. */
+  @Bean
+  WebAppMetrics webAppMetrics(ManagedController<WebApp> controller, MeterRegistry registry) {
+    return new WebAppMetrics(registry, controller.reconciled());
   }
 
   @Bean

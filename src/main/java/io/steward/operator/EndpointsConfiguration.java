@@ -1,5 +1,7 @@
 package io.steward.operator;
 
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.core.metrics.Info;
 import io.steward.operator.runtime.ControllerMetrics;
 import io.steward.operator.runtime.Informers;
 import io.steward.operator.runtime.InformersHealthIndicator;
@@ -13,10 +15,16 @@ import io.steward.operator.runtime.OperatorLifecycle;
 import io.steward.operator.runtime.ReconcilesEndpoint;
 import io.steward.operator.runtime.StewardProperties;
 import io.steward.operator.webapp.api.WebApp;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.info.BuildProperties;
+import org.springframework.boot.info.GitProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** What Actuator serves: readiness and liveness, {@code /actuator/leader} and {@code /actuator/reconciles}. */
+/**
+ * What Actuator serves: readiness and liveness, {@code /actuator/leader}, {@code /actuator/reconciles},
+ * and {@code steward_build_info} beside the other metrics.
+ */
 @Configuration(proxyBeanMethods = false)
 public class EndpointsConfiguration {
 
@@ -34,6 +42,23 @@ public class EndpointsConfiguration {
   LeaderEndpoint leaderEndpoint(Leadership leadership, StewardProperties properties, LeaseNamespace leaseNamespace,
       OperatorLifecycle lifecycle) {
     return new LeaderEndpoint(leadership, properties.getLeaderElection(), leaseNamespace.name(), lifecycle);
+  }
+
+  /**
+   * {@code steward_build_info{version,revision}} = 1, so that a query can tell which build each replica
+   * runs (Maven's build-info and the git.properties the build writes; "unknown" without them). An
+   * info metric of the Prometheus registry: Micrometer would drop the reserved {@code _info} suffix.
+   */
+  @Bean
+  Info buildInfo(PrometheusMeterRegistry registry, ObjectProvider<BuildProperties> build,
+      ObjectProvider<GitProperties> git) {
+    String version = build.getIfAvailable() == null ? "unknown" : build.getIfAvailable().getVersion();
+    String revision = git.getIfAvailable() == null || git.getIfAvailable().getShortCommitId() == null
+        ? "unknown" : git.getIfAvailable().getShortCommitId();
+    Info info = Info.builder().name("steward_build_info").help("The build this replica runs: its version and git revision")
+        .labelNames("version", "revision").register(registry.getPrometheusRegistry());
+    info.setLabelValues(version, revision);
+    return info;
   }
 
   @Bean

@@ -1,13 +1,22 @@
 package io.steward.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.sun.net.httpserver.HttpServer;
 import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.spring.extended.controller.config.KubernetesInformerAutoConfiguration;
 import io.steward.operator.runtime.OperatorClients;
 import io.steward.operator.runtime.StewardProperties;
-import io.kubernetes.client.spring.extended.controller.config.KubernetesInformerAutoConfiguration;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -16,9 +25,11 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.validation.autoconfigure.ValidationAutoConfiguration;
 
 /**
- * The ApiClient comes from client-java-spring-integration 20's auto-configuration (on client-java
- * 25 and Boot 4), unless steward.kubeconfig names a file; Steward's own informer factory replaces
- * the auto-configured one.
+ * Steward's ApiClient: found where client-java looks, and built so that a kubeconfig's token file or
+ * exec plugin is read again; client-java-spring-integration's auto-configured client and informer
+ * factory stand aside. What a token refresh sends is checked against a plain HTTP server on
+ * loopback that records the Authorization headers (client behaviour only; the API server's side of
+ * a rotated token is LifecycleIT's).
  */
 class ApiClientAutoConfigurationTest {
   @EnableConfigurationProperties(StewardProperties.class)
@@ -32,33 +43,11 @@ class ApiClientAutoConfigurationTest {
       .withPropertyValues("kubernetes.manifests.enabled=false");
 
   @Test
-  void theAutoConfiguredClientIsUsedByDefault() {
-    runner.run(context -> {
-      if (context.getStartupFailure() != null) {
-        // No KUBECONFIG and no ~/.kube/config here: the auto-configured client fell back to
-        // localhost:8080, and Steward refuses to start on that with a message saying what to do.
-        assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("No Kubernetes API server configured");
-      } else {
-        assertThat(context.getBeanNamesForType(ApiClient.class)).containsExactly("defaultApiClient");
-        assertThat(context.getBean(OperatorClients.class).requests()).isSameAs(context.getBean(ApiClient.class));
-      }
-    });
-  }
-
-  @Test
-  void aConfiguredKubeconfigReplacesIt(@TempDir Path dir) throws Exception {
-    Path kubeconfig = dir.resolve("kubeconfig");
-    Files.writeString(kubeconfig, """
-        apiVersion: v1
-        kind: Config
-        clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443", insecure-skip-tls-verify: true}}]
-        users: [{name: u, user: {token: abc}}]
-        contexts: [{name: x, context: {cluster: c, user: u}}]
-        current-context: x
-        """);
+  void aConfiguredKubeconfigIsUsedAndTheAutoConfiguredBeansStandAside(@TempDir Path dir) throws Exception {
+    Path kubeconfig = kubeconfig(dir, "https://127.0.0.1:6443", "token: abc");
     runner.withPropertyValues("steward.kubeconfig=" + kubeconfig).run(context -> {
       assertThat(context).hasNotFailed();
-      assertThat(context.getBeanNamesForType(ApiClient.class)).containsExactly("kubeconfigApiClient");
+      assertThat(context.getBeanNamesForType(ApiClient.class)).containsExactly("apiClient");
       OperatorClients clients = context.getBean(OperatorClients.class);
       assertThat(clients.requests().getBasePath()).isEqualTo("https://127.0.0.1:6443");
       assertThat(clients.watches().getBasePath()).isEqualTo("https://127.0.0.1:6443");
@@ -67,5 +56,131 @@ class ApiClientAutoConfigurationTest {
       assertThat(context.getBeanNamesForType(io.kubernetes.client.informer.SharedInformerFactory.class))
           .containsExactly("sharedInformerFactory");
     });
+  }
+
+  @Test
+  void theChainIsKubeconfigVariableThenHomeThenThePodsServiceAccount(@TempDir Path dir) throws Exception {
+    Path home = Files.createDirectories(dir.resolve("home"));
+    Path noToken = dir.resolve("no-token");
+    Duration refresh = Duration.ofMinutes(1);
+    assertThatThrownBy(() -> ClientConfiguration.connect(null, null, home, refresh, noToken))
+        .hasMessageContaining("No Kubernetes API server configured").hasMessageContaining("KUBECONFIG");
+    assertThatThrownBy(() -> ClientConfiguration.connect(null, dir.resolve("missing").toString(), home, refresh, noToken))
+        .hasMessage("KUBECONFIG names " + dir.resolve("missing") + ", which is not a file");
+
+    Files.createDirectories(home.resolve(".kube"));
+    Files.copy(kubeconfig(dir, "https://127.0.0.1:7001", "token: home"), home.resolve(".kube").resolve("config"));
+    assertThat(ClientConfiguration.connect(null, "", home, refresh, noToken).getBasePath())
+        .isEqualTo("https://127.0.0.1:7001");
+    Path variable = kubeconfig(dir, "https://127.0.0.1:7002", "token: variable");
+    assertThat(ClientConfiguration.connect(null, variable.toString(), home, refresh, noToken).getBasePath())
+        .isEqualTo("https://127.0.0.1:7002");
+    Path property = Files.copy(kubeconfig(dir, "https://127.0.0.1:7003", "token: property"), dir.resolve("property"));
+    assertThat(ClientConfiguration.connect(property, variable.toString(), home, refresh, noToken).getBasePath())
+        .isEqualTo("https://127.0.0.1:7003");
+  }
+
+  @Test
+  void aRotatedTokenFileIsReadAgain(@TempDir Path dir) throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "first\n");
+    assertReadAgainAfterTheRefreshPeriod(dir, "tokenFile: " + token, token);
+  }
+
+  @Test
+  void aRefusedTokenIsReadAgainAtOnceNotAfterTheRefreshPeriod(@TempDir Path dir) throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "old");
+    try (Recorder server = new Recorder()) {
+      ApiClient client = ClientConfiguration.connect(kubeconfig(dir, server.url(), "tokenFile: " + token), null, null,
+          Duration.ofHours(1), dir.resolve("no-token"));
+      server.request(client);
+      Files.writeString(token, "new");
+      server.refuse = true;
+      assertThatThrownBy(() -> server.request(client)).hasMessageContaining("401");
+      server.refuse = false;
+      server.request(client);
+      assertThat(server.authorizations).containsExactly("Bearer old", "Bearer old", "Bearer new");
+    }
+  }
+
+  @Test
+  void anExecPluginRunsAgainForAFreshToken(@TempDir Path dir) throws Exception {
+    Path token = Files.writeString(dir.resolve("token"), "first");
+    String exec = """
+        exec:
+                apiVersion: client.authentication.k8s.io/v1
+                interactiveMode: Never
+                command: sh
+                args:
+                  - -c
+                  - printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%%s"}}' "$(cat %s)"
+        """.formatted(token).stripTrailing();
+    assertReadAgainAfterTheRefreshPeriod(dir, exec, token);
+  }
+
+  /** The token in {@code token} is sent, then, once the file changed and the refresh period passed, the new one. */
+  private static void assertReadAgainAfterTheRefreshPeriod(Path dir, String user, Path token) throws Exception {
+    try (Recorder server = new Recorder()) {
+      ApiClient client = ClientConfiguration.connect(kubeconfig(dir, server.url(), user), null, null,
+          Duration.ofSeconds(1), dir.resolve("no-token"));
+      server.request(client);
+      Files.writeString(token, "second");
+      Thread.sleep(1_200);
+      server.request(client);
+      assertThat(server.authorizations).containsExactly("Bearer first", "Bearer second");
+    }
+  }
+
+  private static Path kubeconfig(Path dir, String server, String user) throws Exception {
+    Path file = Files.createTempFile(dir, "kubeconfig", "");
+    Files.writeString(file, """
+        apiVersion: v1
+        kind: Config
+        clusters: [{name: c, cluster: {server: "%s", insecure-skip-tls-verify: true}}]
+        users:
+          - name: u
+            user:
+              %s
+        contexts: [{name: x, context: {cluster: c, user: u}}]
+        current-context: x
+        """.formatted(server, user));
+    return file;
+  }
+
+  /** A plain HTTP server on loopback that answers every request with an empty namespace list, or 401. */
+  private static final class Recorder implements AutoCloseable {
+    final List<String> authorizations = new CopyOnWriteArrayList<>();
+    volatile boolean refuse;
+    private final HttpServer server;
+
+    Recorder() throws Exception {
+      server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+      server.createContext("/", exchange -> {
+        authorizations.add(String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
+        if (refuse) {
+          exchange.sendResponseHeaders(401, -1);
+          exchange.close();
+          return;
+        }
+        byte[] body = "{\"apiVersion\":\"v1\",\"kind\":\"NamespaceList\",\"items\":[]}".getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().add("Content-Type", "application/json");
+        exchange.sendResponseHeaders(200, body.length);
+        exchange.getResponseBody().write(body);
+        exchange.close();
+      });
+      server.start();
+    }
+
+    String url() {
+      return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    void request(ApiClient client) throws Exception {
+      new CoreV1Api(client).listNamespace().execute();
+    }
+
+    @Override
+    public void close() {
+      server.stop(0);
+    }
   }
 }

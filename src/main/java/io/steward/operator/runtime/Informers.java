@@ -84,6 +84,9 @@ public final class Informers {
           recheckingSyncOnWatch(check.listerWatcher(client, kind.listCalls(client, scope.namespace()), kind.type(),
               kind.listType())), kind.type(), 0, check.exceptionHandler());
       informer.setTransform(this::keepOnlyOwnManagedFields);
+      Gauge.builder("steward_informer_synced", informer, i -> i.hasSynced() ? 1 : 0)
+          .description("1 once the informer has completed its first list").tag("informer", check.name())
+          .register(registry);
       informers.put(scope.namespace(), informer);
     }
     KindInformer<T> result = new KindInformer<>(kind.plural(), informers);

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,7 +43,8 @@ public final class LeaderElection {
   private volatile boolean stopping;
 
   public LeaderElection(StewardProperties.LeaderElection settings, String namespace, String identity,
-      OperatorClients clients, LeaseTerm term, Consumer<String> observedLeader, Listener listener) {
+      OperatorClients clients, LeaseTerm term, Consumer<String> observedLeader,
+      BiConsumer<String, String> holderChanged, Listener listener) {
     this.term = term;
     this.lock = new FencedLeaseLock(new LeaseLock(namespace, settings.getLeaseName(), identity, clients.requests()),
         term, settings.getLeaseDuration());
@@ -50,7 +52,7 @@ public final class LeaderElection {
         settings.getRenewDeadline(), settings.getRetryPeriod()),
         error -> log.warn("Leader election: {}", error.toString()));
     this.campaign = new LeaseCampaign(lock, clients.watches(), namespace, settings.getLeaseName(),
-        settings.getLeaseDuration(), settings.getRetryPeriod(), listener::startedLeading);
+        settings.getLeaseDuration(), settings.getRetryPeriod(), listener::startedLeading, holderChanged);
     this.listener = listener;
     this.observedLeader = observedLeader;
   }

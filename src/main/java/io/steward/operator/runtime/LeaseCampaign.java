@@ -14,6 +14,7 @@ import java.util.Date;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * {@link FencedLeaseLock}; after it, this replica leads at once, and the campaign keeps renewing
  * until the elector, which confirms on its next poll, takes over the renewals.
  *
- * <p>The watched Lease is also what {@code /actuator/leader} shows: no request per probe.
+ * <p>The watched Lease is also what {@code /actuator/leader} shows (no request per probe), and its
+ * holder changes are reported as they are seen, for the hand-over metric.
  */
 public final class LeaseCampaign {
   private static final Logger log = LoggerFactory.getLogger(LeaseCampaign.class);
@@ -34,6 +36,7 @@ public final class LeaseCampaign {
   private final Duration leaseDuration;
   private final Duration retryPeriod;
   private final Runnable onTakeover;
+  private final BiConsumer<String, String> holderChanged;
   private final SharedInformerFactory factory;
   private final SharedIndexInformer<V1Lease> informer;
   private final ScheduledExecutorService executor = Daemons.scheduler("lease-campaign");
@@ -43,8 +46,9 @@ public final class LeaseCampaign {
   private volatile boolean stopped;
 
   public LeaseCampaign(FencedLeaseLock lock, ApiClient watches, String namespace, String name,
-      Duration leaseDuration, Duration retryPeriod, Runnable onTakeover) {
+      Duration leaseDuration, Duration retryPeriod, Runnable onTakeover, BiConsumer<String, String> holderChanged) {
     this.lock = lock;
+    this.holderChanged = holderChanged;
     this.leaseDuration = leaseDuration;
     this.retryPeriod = retryPeriod;
     this.onTakeover = onTakeover;
@@ -62,6 +66,11 @@ public final class LeaseCampaign {
 
       @Override
       public void onUpdate(V1Lease before, V1Lease after) {
+        String was = holder(before);
+        String now = holder(after);
+        if (!now.isEmpty() && !now.equals(was)) {
+          holderChanged.accept(was, now);
+        }
         changed(after);
       }
 
@@ -95,9 +104,13 @@ public final class LeaseCampaign {
     return leases.isEmpty() ? null : leases.get(0);
   }
 
-  private void changed(V1Lease lease) {
+  private static String holder(V1Lease lease) {
     String holder = lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
-    if (!leading && !electorConfirmed && !stopped && (holder == null || holder.isEmpty())) {
+    return holder == null ? "" : holder;
+  }
+
+  private void changed(V1Lease lease) {
+    if (!leading && !electorConfirmed && !stopped && holder(lease).isEmpty()) {
       executor.execute(this::tryTakeOver); // released: take it now, not at the next poll
     }
   }

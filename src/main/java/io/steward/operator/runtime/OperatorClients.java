@@ -4,12 +4,14 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.auth.ApiKeyAuth;
 import io.kubernetes.client.openapi.auth.Authentication;
 import java.time.Duration;
+import okhttp3.EventListener;
 
 /**
  * The two API clients Steward uses, made from the one {@link ApiClient} bean: {@code requests}
  * for reads and writes (bounded timeouts, so a hung connection cannot stall a worker forever) and
  * {@code watches} for informers (no read timeout: a watch is a long-lived stream). Both send the
- * replica's User-Agent, and every request of both passes the {@link WriteFence}.
+ * replica's User-Agent, every request of both passes the {@link WriteFence} and is timed by
+ * {@code requestMetrics} (see {@link ApiRequestMetrics}).
  */
 public final class OperatorClients {
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
@@ -18,16 +20,18 @@ public final class OperatorClients {
   private final ApiClient requests;
   private final ApiClient watches;
 
-  public OperatorClients(ApiClient configured, OperatorIdentity identity, WriteFence fence) {
+  public OperatorClients(ApiClient configured, OperatorIdentity identity, WriteFence fence,
+      EventListener requestMetrics) {
     LenientJson.install(configured);
     this.requests = configured;
-    requests.setHttpClient(configured.getHttpClient().newBuilder().addNetworkInterceptor(fence).build());
+    requests.setHttpClient(configured.getHttpClient().newBuilder().addNetworkInterceptor(fence)
+        .eventListener(requestMetrics).build());
     requests.setUserAgent(identity.userAgent());
     requests.setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
     requests.setReadTimeout((int) REQUEST_TIMEOUT.toMillis());
     requests.setWriteTimeout((int) REQUEST_TIMEOUT.toMillis());
 
-    // Same server, TLS material and interceptors (token refresh), but no read timeout.
+    // Same server, TLS material, interceptors (token refresh) and metrics, but no read timeout.
     this.watches = new ApiClient(requests.getHttpClient().newBuilder().readTimeout(Duration.ZERO).build());
     watches.setBasePath(configured.getBasePath());
     watches.setUserAgent(identity.userAgent());

@@ -80,7 +80,7 @@ public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.L
       startedLeading();
     } else {
       election = new LeaderElection(settings, leaseNamespace, leadership.identity(), clients, term,
-          leadership::observedLeader, this);
+          leadership::observedLeader, leadership::holderChanged, this);
       election.start(properties.getFencing().isLocalGuard());
       log.info("{} campaigns for Lease {}/{}", leadership.identity(), leaseNamespace, settings.getLeaseName());
     }

@@ -38,6 +38,14 @@ public class StewardProperties {
   /** Kubeconfig to use instead of the default chain (KUBECONFIG, ~/.kube/config, in-cluster). */
   private Path kubeconfig;
 
+  /**
+   * How often credentials a kubeconfig takes from a token file or an exec plugin are read again (as
+   * client-java reads a pod's own token every minute), so that a rotated or expiring token does not
+   * lock the operator out.
+   */
+  @NotNull
+  private Duration credentialRefreshPeriod = Duration.ofMinutes(1);
+
   /** How long shutdown waits for running reconciles to finish. */
   @NotNull
   private Duration shutdownTimeout = Duration.ofSeconds(20);
@@ -50,6 +58,11 @@ public class StewardProperties {
   @AssertTrue(message = "steward.resync-period must be at least 1s (minutes are usual: it is a safety net, not a polling interval)")
   public boolean isResyncPeriodPositive() {
     return resyncPeriod != null && resyncPeriod.compareTo(Duration.ofSeconds(1)) >= 0;
+  }
+
+  @AssertTrue(message = "steward.credential-refresh-period must be at least 1s")
+  public boolean isCredentialRefreshPeriodPositive() {
+    return credentialRefreshPeriod != null && credentialRefreshPeriod.compareTo(Duration.ofSeconds(1)) >= 0;
   }
 
   @AssertTrue(message = "steward.kubeconfig names a file that does not exist")
@@ -119,6 +132,8 @@ public class StewardProperties {
   public Duration getResyncPeriod() { return resyncPeriod; }
   public void setResyncPeriod(Duration resyncPeriod) { this.resyncPeriod = resyncPeriod; }
   public Path getKubeconfig() { return kubeconfig; }
+  public Duration getCredentialRefreshPeriod() { return credentialRefreshPeriod; }
+  public void setCredentialRefreshPeriod(Duration credentialRefreshPeriod) { this.credentialRefreshPeriod = credentialRefreshPeriod; }
   public void setKubeconfig(Path kubeconfig) { this.kubeconfig = kubeconfig; }
   public Duration getShutdownTimeout() { return shutdownTimeout; }
   public void setShutdownTimeout(Duration shutdownTimeout) { this.shutdownTimeout = shutdownTimeout; }

@@ -108,6 +108,10 @@ final class DeployTesting {
       requests.add(Request.of("create", "/pods", namespace));
       requests.add(Request.of("create", "/pods/exec", namespace, "some-pod"));
       requests.add(Request.of("delete", "apps/deployments", namespace, "some-app"));
+      // Patches of the fields it owns only: a whole-object update could drop what others set.
+      requests.add(Request.of("update", "apps/deployments", namespace, "some-app"));
+      requests.add(Request.of("update", "/services", namespace, "some-app"));
+      requests.add(Request.of("update", "steward.io/webapps/status", namespace, "some-app"));
       requests.add(Request.of("deletecollection", "/services", namespace));
       // Steward writes a WebApp's status, never its spec, and never creates or deletes one.
       requests.add(Request.of("create", "steward.io/webapps", namespace));

@@ -294,7 +294,36 @@ class HelmChartTest {
         Map.of("userRoles", Map.of("enabled", false)),
         Map.of("replicaCount", 1, "leaderElection", Map.of("enabled", false, "leaseName", "", "leaseDuration", "15s",
             "renewDeadline", "10s", "retryPeriod", "2s")),
-        Map.of("flowControl", Map.of("enabled", true, "nominalConcurrencyShares", 20, "matchingPrecedence", 500)));
+        Map.of("flowControl", Map.of("enabled", true, "nominalConcurrencyShares", 20, "matchingPrecedence", 500)),
+        Map.of("metrics", monitoring(true, true, true)),
+        Map.of("metrics", monitoring(false, true, false)),
+        Map.of("metrics", Map.of("service", Map.of("enabled", false), "serviceMonitor", Map.of("enabled", false),
+            "prometheusRule", Map.of("enabled", false), "dashboard", Map.of("enabled", true, "namespace", "monitoring",
+                "sidecarLabel", "dashboards", "sidecarLabelValue", "steward", "labels", Map.of("team", "platform"),
+                "annotations", Map.of("grafana_folder", "Operators")))));
+  }
+
+  /** Every value of metrics, with the ServiceMonitor, the PrometheusRule and the dashboard on or off. */
+  private static Map<String, Object> monitoring(boolean serviceMonitor, boolean prometheusRule, boolean dashboard) {
+    return Map.of(
+        "service", Map.of("enabled", true, "annotations", Map.of()),
+        "serviceMonitor", Map.of("enabled", serviceMonitor, "interval", "30s", "scrapeTimeout", "10s",
+            "labels", Map.of("release", "prometheus")),
+        "prometheusRule", Map.of("enabled", prometheusRule, "labels", Map.of("release", "prometheus")),
+        "dashboard", Map.of("enabled", dashboard, "namespace", "", "sidecarLabel", "grafana_dashboard",
+            "sidecarLabelValue", "1", "labels", Map.of(), "annotations", Map.of()));
+  }
+
+  @Test
+  void monitoringObjectsAddNoPodsAndLeaveTheRestrictedDeploymentAlone() {
+    Manifests defaults = StewardChart.template("steward", NS, Map.of());
+    Manifests all = StewardChart.template("steward", NS, Map.of("metrics", monitoring(true, true, true)));
+    List<String> added = new java.util.ArrayList<>(all.kinds());
+    defaults.kinds().forEach(added::remove);
+    assertThat(added).containsExactlyInAnyOrder("ServiceMonitor", "PrometheusRule", "ConfigMap");
+    assertThat(all.single("Deployment")).isEqualTo(defaults.single("Deployment"));
+    assertThat(all.where(o -> !List.of("Deployment").contains(o.get("kind"))))
+        .noneSatisfy(o -> assertThat(map(o, "spec")).containsKey("template"));
   }
 
   @ParameterizedTest
@@ -328,6 +357,10 @@ class HelmChartTest {
         Arguments.of(Map.of("flowControl", Map.of("nominalConcurrencyShares", 0)), List.of("/flowControl/nominalConcurrencyShares", "minimum: got 0, want 1")),
         Arguments.of(Map.of("flowControl", Map.of("matchingPrecedence", 1)), List.of("/flowControl/matchingPrecedence", "minimum: got 1, want 2")),
         Arguments.of(Map.of("userRoles", Map.of("create", true)), List.of("/userRoles", "additional properties 'create' not allowed")),
+        Arguments.of(Map.of("metrics", Map.of("prometheusRule", Map.of("enabled", "yes"))), List.of("/metrics/prometheusRule/enabled", "got string, want boolean")),
+        Arguments.of(Map.of("metrics", Map.of("dashboard", Map.of("namespace", "Monitoring"))), List.of("/metrics/dashboard/namespace", "does not match pattern")),
+        Arguments.of(Map.of("metrics", Map.of("dashboard", Map.of("sidecarLabel", ""))), List.of("/metrics/dashboard/sidecarLabel", "minLength")),
+        Arguments.of(Map.of("metrics", Map.of("dashboard", Map.of("label", "grafana_dashboard"))), List.of("additional properties 'label' not allowed")),
         // the WebApp limits policy (AdmissionPolicyChartTest)
         Arguments.of(Map.of("admission", Map.of("serviceTypes", List.of("ExternalName"))), List.of("/admission/serviceTypes/0", "value must be one of")),
         Arguments.of(Map.of("admission", Map.of("serviceTypes", List.of())), List.of("/admission/serviceTypes", "minItems")),

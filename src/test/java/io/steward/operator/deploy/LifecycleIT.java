@@ -3,6 +3,7 @@ package io.steward.operator.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.AppsV1Api;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
@@ -16,7 +17,9 @@ import io.steward.operator.support.WebApps;
 import io.steward.testing.cluster.LocalCluster;
 import io.steward.testing.cluster.LocalClusterTest;
 import io.steward.testing.cluster.TestNamespace;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -50,6 +53,8 @@ class LifecycleIT {
   private static final ReliabilityReport REPORT = ReliabilityReport.shared();
   private static final String SCENARIO = "lifecycle (chart RBAC, one replica)";
 
+  private static final String REPLICA = "steward-5d8f7c9b6-life0";
+
   private static LocalCluster cluster;
   private static RenderedChart chart;
   private static OperatorProcess replica;
@@ -60,7 +65,7 @@ class LifecycleIT {
     cluster = localCluster;
     ns = namespace.name();
     chart = RenderedChart.installWithoutItsDeployment(cluster, ns, Set.of());
-    replica = chart.startReplica(cluster, "steward-5d8f7c9b6-life0", List.of());
+    replica = chart.startReplica(cluster, REPLICA, List.of());
     await().atMost(ChartEndToEnd.START).until(replica::isReady);
   }
 
@@ -80,9 +85,7 @@ class LifecycleIT {
   @Test
   @Order(1)
   void revokedPermissionsShowAndRestoredOnesConverge() throws Exception {
-    WebApps webApps = new WebApps(cluster.adminClient(), ns);
-    webApps.create("rbac", WebApps.spec("nginx:1.27", 1, 80));
-    awaitImage("rbac", "nginx:1.27", RECOVERS_WITHIN);
+    WebApps webApps = convergedWebApp("rbac");
 
     Map<String, Object> binding = chart.manifests.single("ClusterRoleBinding", "manager");
     DynamicKubernetesApi bindings = new DynamicKubernetesApi("rbac.authorization.k8s.io", "v1", "clusterrolebindings",
@@ -158,6 +161,53 @@ class LifecycleIT {
   }
 
   /**
+   * The replica's token rotated at once, as a pod's projected token is when the old one can no longer
+   * be used: its Pod object (which the token is bound to) deleted and re-created under the same
+   * name, a new token for it written over the token file. Once the API server refuses the old token,
+   * a spec change is made: Steward, which reads the file again at the first refusal, keeps its Lease
+   * and applies it without a restart. A client that reads its token once loses its Lease and exits.
+   */
+  @Test
+  @Order(4)
+  void aRotatedTokenIsPickedUpWithoutARestart() throws Exception {
+    WebApps webApps = convergedWebApp("token");
+    long pid = replica.pid();
+
+    // The token the replica uses now, kept for a probe: it must be refused once rotated.
+    Path kubeconfig = chart.kubeconfigOf(REPLICA);
+    Path oldToken = Files.copy(kubeconfig.resolveSibling("kubeconfig.token"), kubeconfig.resolveSibling("old.token"),
+        StandardCopyOption.REPLACE_EXISTING);
+    Path oldKubeconfig = Files.writeString(kubeconfig.resolveSibling("old.kubeconfig"), Files.readString(kubeconfig)
+        .replace(kubeconfig.resolveSibling("kubeconfig.token").toAbsolutePath().toString(), oldToken.toAbsolutePath().toString()));
+    CoreV1Api core = new CoreV1Api(cluster.adminClient());
+    Instant rotated = Instant.now();
+    core.deleteNamespacedPod(REPLICA, ns).gracePeriodSeconds(0).execute();
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+        .until(() -> !ChartEndToEnd.exists(() -> core.readNamespacedPod(REPLICA, ns).execute()));
+    chart.serviceAccount(cluster).rotateToken(chart.kubeconfigOf(REPLICA), chart.createPod(cluster, REPLICA));
+    // The API server keeps accepting a token it validated for a few seconds (its token cache).
+    ApiClient old = LocalCluster.clientFor(oldKubeconfig, "lifecycle-it/old-token");
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> {
+      try {
+        new CoreV1Api(old).listNamespacedService(ns).execute();
+        return false;
+      } catch (ApiException e) {
+        return e.getCode() == 401;
+      }
+    });
+    Instant refused = Instant.now();
+    webApps.updateSpec("token", spec -> spec.withImage("nginx:1.28"));
+    awaitImage("token", "nginx:1.28", RECOVERS_WITHIN);
+    Duration applied = Duration.between(refused, Instant.now());
+    await().atMost(VISIBLE_WITHIN).until(() -> ready() && informersFailing() == 0);
+    REPORT.record(SCENARIO, "token rotated: old token refused by the API server after, s",
+        seconds(Duration.between(rotated, refused)));
+    REPORT.record(SCENARIO, "token rotated: old token refused to a change applied, s", seconds(applied));
+    assertThat(replica.isRunning()).as("the replica after its token was rotated").isTrue();
+    assertThat(replica.pid()).as("the same process").isEqualTo(pid);
+  }
+
+  /**
    * Waits until the replica shows a problem the way an operator's user can see it: readiness down,
    * an informer failing, or reconcile errors counted (permissions revoked leave open watches
    * working, so only the writes fail then). Returns how long that took and which signs showed.
@@ -177,6 +227,14 @@ class LifecycleIT {
       return !signs.isEmpty();
     });
     return Duration.between(since, Instant.now());
+  }
+
+  /** A new WebApp of that name, once Steward has applied it. */
+  private static WebApps convergedWebApp(String name) throws ApiException {
+    WebApps webApps = new WebApps(cluster.adminClient(), ns);
+    webApps.create(name, WebApps.spec("nginx:1.27", 1, 80));
+    awaitImage(name, "nginx:1.27", RECOVERS_WITHIN);
+    return webApps;
   }
 
   private static Duration awaitImage(String name, String image, Duration within) {

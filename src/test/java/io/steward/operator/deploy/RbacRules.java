@@ -13,11 +13,11 @@ final class RbacRules {
   /** Everything Steward needs where it manages WebApps (see the chart's steward.managerRules). */
   static final Set<String> MANAGER = Set.of(
       "steward.io/webapps get", "steward.io/webapps list", "steward.io/webapps watch",
-      "steward.io/webapps/status patch", "steward.io/webapps/status update",
+      "steward.io/webapps/status patch",
       "steward.io/webapps/finalizers update",
       "apps/deployments get", "apps/deployments list", "apps/deployments watch",
-      "apps/deployments create", "apps/deployments update", "apps/deployments patch",
-      "/services get", "/services list", "/services watch", "/services create", "/services update",
+      "apps/deployments create", "apps/deployments patch",
+      "/services get", "/services list", "/services watch", "/services create",
       "/services patch", "/services delete",
       "/events create", "/events patch");
 

@@ -137,14 +137,25 @@ final class RenderedChart {
 
   /** The same, with JVM options of the test's own (a GC log, say) besides the chart's. */
   OperatorProcess startReplica(LocalCluster cluster, String podName, List<String> args, List<String> jvmOptions) {
+    return startReplica(cluster, podName, args, jvmOptions, cluster.apiServerUrl());
+  }
+
+  /** The same, reaching the API server at {@code serverUrl} (a {@code FaultProxy} in front of it). */
+  OperatorProcess startReplica(LocalCluster cluster, String podName, List<String> args, List<String> jvmOptions,
+      String serverUrl) {
     Path dir = Path.of("target", "deploy-it", namespace, podName);
     Map<String, String> env = new LinkedHashMap<>(env(podName));
-    env.put("KUBECONFIG", serviceAccount(cluster).writeKubeconfig(cluster, dir.resolve("kubeconfig"),
-        createPod(cluster, podName)).toAbsolutePath().toString());
+    env.put("KUBECONFIG", serviceAccount(cluster).writeKubeconfig(cluster, kubeconfigOf(podName),
+        createPod(cluster, podName), serverUrl).toAbsolutePath().toString());
     List<String> options = new java.util.ArrayList<>(List.of("-XX:MaxRAM=" + memoryLimitBytes()));
     options.addAll(containerCollector());
     options.addAll(jvmOptions);
     return OperatorProcess.start(podName, env, options, args, dir.resolve("operator.log"));
+  }
+
+  /** The kubeconfig of replica {@code podName}; its token is in a file beside it (see ServiceAccountAccess#rotateToken). */
+  Path kubeconfigOf(String podName) {
+    return Path.of("target", "deploy-it", namespace, podName, "kubeconfig");
   }
 
   private V1Pod existingPod(ApiClient admin, String podName) {

@@ -20,10 +20,12 @@ import io.kubernetes.client.openapi.models.V1ServicePort;
 import io.kubernetes.client.openapi.models.V1ServiceSpec;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
 import io.steward.operator.reliability.Churn;
+import io.steward.operator.reliability.ReliabilityReport;
 import io.steward.operator.support.Convergence;
 import io.steward.operator.support.OperatorProcess;
 import io.steward.operator.support.WebApps;
 import io.steward.testing.cluster.AuditLog;
+import io.steward.testing.cluster.FaultProxy;
 import io.steward.testing.cluster.LocalCluster;
 import io.steward.testing.cluster.LocalClusterTest;
 import io.steward.testing.cluster.TestNamespace;
@@ -47,6 +49,8 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.yaml.snakeyaml.Yaml;
 
 /**
@@ -59,8 +63,12 @@ import org.yaml.snakeyaml.Yaml;
  * switched off, the API server's audit log must show every write the old leader sent after the new
  * leader's first Lease write refused, none stored.
  *
- * <p>{@code -Dsteward.fence.withoutPolicy=true} installs everything but the fence: the same test
- * then fails, listing the late writes the API server stored.
+ * <p>Then with the guard on, as in production: the leader's requests are held or delayed in the
+ * network (a {@code FaultProxy} in front of each replica) until after the takeover, and the fence
+ * must refuse them when they arrive.
+ *
+ * <p>{@code -Dsteward.fence.withoutPolicy=true} installs everything but the fence: the same tests
+ * then fail, listing the late writes the API server stored.
  */
 @LocalClusterTest(shape = LocalCluster.Shape.FULL)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -72,6 +80,10 @@ class ServerSideFenceIT {
   private static final String POLICY_MESSAGE = "does not hold the leader Lease";
   /** How long the API server may take to see a new Lease holder (its parameter informer's watch). */
   private static final Duration PROPAGATION = Duration.ofSeconds(1);
+  /** How long a proxy keeps the API server's side of a connection open after the replica closed it. */
+  private static final Duration LINGER = Duration.ofSeconds(3);
+  /** How long the WebApps a held leader acts on exist: well inside its term, which it cannot renew. */
+  private static final Duration VANISHING_FOR = Duration.ofSeconds(1);
 
   private static LocalCluster cluster;
   private static RenderedChart chart;
@@ -229,6 +241,171 @@ class ServerSideFenceIT {
         .reason("Probe").message("an Event from a replica that does not lead").type("Normal")
         .firstTimestamp(OffsetDateTime.now()).lastTimestamp(OffsetDateTime.now()).count(1);
     assertThat(new CoreV1Api(client(other)).createNamespacedEvent(ns, event).execute().getMetadata().getName()).isNotNull();
+  }
+
+  /** How the network keeps the leader's writes from the API server until after another replica took over. */
+  enum NetworkFault {
+    /** What the leader sends is kept, in order, until the standby has led for a second; what it hears still flows. */
+    HOLD,
+    /** Everything the leader sends arrives one and a half lease durations late. */
+    DELAY
+  }
+
+  /**
+   * What the local guard cannot stop: writes the leader sent inside its term that the network holds
+   * or delays (a stalled link, a congested middlebox) and delivers only after another replica took
+   * over. The local guard stays on, as in production: the leader stops writing when it can no longer
+   * renew, and exits, but what it sent before is already on its way; the connection's close is
+   * delayed with the data, so the API server serves what arrives instead of cancelling it.
+   *
+   * <p>Late updates are mostly refused by optimistic locking (the object changed since the old
+   * leader read it). What optimistic locking cannot refuse is a create: as the fault begins, WebApps
+   * are created and, a moment later, deleted again. The old leader, still in its term, sends creates
+   * of their Deployments; the new leader never sees those WebApps. Without the policy
+   * ({@code -Dsteward.fence.withoutPolicy=true}) the late creates are stored, owned by WebApps that
+   * no longer exist, and this test fails; with it, the API server refuses them.
+   */
+  @ParameterizedTest
+  @EnumSource(NetworkFault.class)
+  @Order(5)
+  void writesHeldInTheNetworkUntilAfterATakeoverAreRefusedByTheApiServer(NetworkFault fault) throws Exception {
+    replicas.forEach(OperatorProcess::close);
+    replicas.clear();
+    WebApps webApps = new WebApps(cluster.adminClient(), ns);
+    Map<String, FaultProxy> proxyOf = new LinkedHashMap<>();
+    int trials = FULL ? 20 : 1;
+    List<HeldTrial> results = new ArrayList<>();
+    try {
+      for (int i = 0; i < 2; i++) {
+        startReplicaBehindProxy(proxyOf);
+      }
+      await().atMost(ChartEndToEnd.START).until(() -> replicas.stream().allMatch(OperatorProcess::isReady));
+      Convergence.await(webApps, new AppsV1Api(cluster.adminClient()), ns, Set.of(), ChartEndToEnd.CONVERGE);
+      for (int t = 0; results.size() < trials || results.stream().noneMatch(r -> r.trial().conclusive()); t++) {
+        assertThat(t).as("trials in which no held write of the old leader reached admission").isLessThan(trials + 3);
+        results.add(holdTheLeader(proxyOf, fault, webApps, fault.name().toLowerCase() + t));
+        startReplicaBehindProxy(proxyOf);
+        await().atMost(ChartEndToEnd.START).until(() -> replicas.stream().filter(OperatorProcess::isRunning)
+            .allMatch(OperatorProcess::isReady));
+      }
+    } finally {
+      proxyOf.values().forEach(FaultProxy::close);
+    }
+    for (HeldTrial held : results) {
+      Trial trial = held.trial();
+      System.out.printf("%s trial: %s faulted for %d ms, exited %d ms after the fault began; %s took over after %d ms; "
+              + "late writes by the old leader: %d arrived, %d stored, %d refused by the fence, %d refused otherwise %s%n",
+          fault, trial.paused, trial.pauseMillis, held.exitMillis(), trial.successor, trial.takeoverMillis,
+          trial.late.size(), trial.stored().size(), trial.fenced().size(),
+          trial.late.size() - trial.stored().size() - trial.fenced().size(),
+          trial.late.stream().filter(e -> e.code() != 403).map(e -> Integer.toString(e.code()))
+              .collect(Collectors.groupingBy(c -> c, Collectors.counting())));
+    }
+    String scenario = (fault == NetworkFault.HOLD
+        ? "server-side fence: what the leader sends held until after a takeover, then released"
+        : "server-side fence: what the leader sends delayed 1.5 lease durations")
+        + (WITHOUT_POLICY ? " (without the policy)" : "");
+    ReliabilityReport report = ReliabilityReport.shared();
+    report.record(scenario, "trials", results.size());
+    report.record(scenario, "fault began → old leader exited, ms (max)",
+        results.stream().mapToLong(HeldTrial::exitMillis).max().orElse(-1));
+    report.record(scenario, "fault began → new leader's first Lease write, ms (each)",
+        results.stream().map(r -> r.trial().takeoverMillis()).toList());
+    report.record(scenario, "writes by the old leader that arrived after the takeover (all trials)",
+        results.stream().mapToInt(r -> r.trial().late().size()).sum());
+    report.record(scenario, "of those stored", results.stream().mapToInt(r -> r.trial().stored().size()).sum());
+    report.record(scenario, "of those refused by the fence", results.stream().mapToInt(r -> r.trial().fenced().size()).sum());
+    report.record(scenario, "of those refused by optimistic locking (409)",
+        results.stream().mapToLong(r -> r.trial().late().stream().filter(e -> e.code() == 409).count()).sum());
+    report.record(scenario, "trials in which a late write reached admission",
+        results.stream().filter(r -> r.trial().conclusive()).count());
+    report.write(Path.of("target", "reliability"));
+    for (HeldTrial held : results) {
+      Trial trial = held.trial();
+      assertThat(trial.stored()).as("writes %s sent in its term that the API server stored after %s's first Lease write",
+          trial.paused, trial.successor).isEmpty();
+      assertThat(held.exitMillis()).as("%s exits once it cannot renew: fault → exit, ms", trial.paused)
+          .isLessThan(LEASE.toMillis());
+      assertThat(trial.takeoverMillis()).as("fault → takeover, ms (bound: lease + retry + 2 s)")
+          .isLessThanOrEqualTo(LEASE.plusSeconds(3).toMillis());
+    }
+    assertThat(results).as("trials in which a held write reached admission after the takeover")
+        .anyMatch(r -> r.trial().conclusive());
+  }
+
+  /** A trial of a held or delayed leader, and how long after the fault began it exited. */
+  private record HeldTrial(Trial trial, long exitMillis) {}
+
+  private static void startReplicaBehindProxy(Map<String, FaultProxy> proxyOf) {
+    FaultProxy proxy = new FaultProxy(cluster.apiServerPort());
+    proxy.lingerAfterClientClose(LINGER);
+    String name = replicaName(nextReplica++);
+    proxyOf.put(name, proxy);
+    replicas.add(chart.startReplica(cluster, name, List.of(), List.of(), proxy.url()));
+  }
+
+  /**
+   * Holds what the leader sends until the standby has led for a second, then releases it; or delays
+   * it by one and a half lease durations, so what it sent in its term lands after the takeover. Then
+   * waits until everything it sent has arrived and been served.
+   */
+  private HeldTrial holdTheLeader(Map<String, FaultProxy> proxyOf, NetworkFault fault, WebApps webApps, String trialName)
+      throws Exception {
+    String holder = await().atMost(LEASE.multipliedBy(3)).pollInterval(Duration.ofMillis(200))
+        .until(ServerSideFenceIT::holder, h -> replicas.stream().anyMatch(p -> p.identity().equals(h) && p.isRunning()));
+    OperatorProcess leader = replicas.stream().filter(p -> p.identity().equals(holder)).findFirst().orElseThrow();
+    FaultProxy proxy = proxyOf.get(holder);
+    Duration delay = LEASE.multipliedBy(3).dividedBy(2);
+    Instant faulted = Instant.now();
+    if (fault == NetworkFault.HOLD) {
+      proxy.mode(FaultProxy.Mode.HOLD);
+    } else {
+      proxy.delayToServer(delay);
+    }
+    String successor;
+    try {
+      // The old leader still leads: it sends creates of their Deployments, then learns they are gone.
+      List<String> vanishing = List.of(trialName + "-a", trialName + "-b", trialName + "-c");
+      for (String name : vanishing) {
+        webApps.create(name, WebApps.spec("nginx:1.27", 1, 80));
+      }
+      Thread.sleep(VANISHING_FOR.toMillis());
+      for (String name : vanishing) {
+        webApps.delete(name);
+      }
+      successor = await().atMost(LEASE.multipliedBy(3)).pollInterval(Duration.ofMillis(200))
+          .until(ServerSideFenceIT::holder, h -> h != null && !h.isEmpty() && !h.equals(holder));
+      if (fault == NetworkFault.HOLD) {
+        Thread.sleep(PROPAGATION.toMillis());
+      }
+    } finally {
+      proxy.mode(FaultProxy.Mode.PASS);
+      proxy.delayToServer(Duration.ZERO); // what is already under way keeps its delay
+    }
+    Instant released = Instant.now();
+    leader.waitForExit(Duration.ofSeconds(45));
+    Instant exited = Instant.now();
+    long exitMillis = leader.exitedAt().map(at -> Duration.between(faulted, at).toMillis()).orElseThrow();
+    // Everything it sent is on the API server's side by then; LINGER later the connection closes.
+    Instant allArrived = fault == NetworkFault.HOLD ? later(released, exited) : exited.plus(delay);
+    Thread.sleep(Math.max(0, Duration.between(Instant.now(), allArrived.plus(LINGER)).toMillis()));
+
+    String old = leader.userAgent();
+    String next = "steward/" + successor;
+    List<AuditLog.Entry> steward = cluster.auditLog().entries(e -> e.fromUserAgentStartingWith("steward/")
+        && !e.received().isBefore(faulted)).stream().sorted(Comparator.comparing(AuditLog.Entry::received)).toList();
+    Instant takeover = steward.stream().filter(e -> e.userAgent().equals(next) && isLeaseWrite(e) && ok(e))
+        .map(AuditLog.Entry::received).findFirst()
+        .orElseThrow(() -> new AssertionError(next + " holds the Lease but the audit log has no Lease write by it"));
+    List<AuditLog.Entry> late = steward.stream().filter(e -> e.userAgent().equals(old) && e.mutating()
+        && FENCED.contains(e.resource()) && ns.equals(e.namespace()) && e.received().isAfter(takeover)).toList();
+    Trial trial = new Trial(old, next, Duration.between(faulted, released).toMillis(),
+        Duration.between(faulted, takeover).toMillis(), -1, late);
+    return new HeldTrial(trial, exitMillis);
+  }
+
+  private static Instant later(Instant a, Instant b) {
+    return a.isAfter(b) ? a : b;
   }
 
   // ---- a trial ---------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.Base64;
 import java.util.List;
 
@@ -58,6 +59,10 @@ public final class ServiceAccountAccess {
     }
   }
 
+  private static Path tokenFile(Path kubeconfig) {
+    return kubeconfig.resolveSibling(kubeconfig.getFileName() + ".token");
+  }
+
   /** Whether the API server's authorizer allows the request for this ServiceAccount, with its groups. */
   boolean allows(Request request) {
     return allows(admin, userName(),
@@ -96,14 +101,18 @@ public final class ServiceAccountAccess {
    * ({@code authentication.kubernetes.io/pod-name} in the user's extra), and the token dies with the pod.
    */
   public Path writeKubeconfig(LocalCluster cluster, Path file, V1Pod pod) {
+    return writeKubeconfig(cluster, file, pod, cluster.apiServerUrl());
+  }
+
+  /**
+   * The same, reaching the API server at {@code serverUrl} (a {@code FaultProxy} in front of it).
+   * The token is in a file of its own beside the kubeconfig ({@code tokenFile}), as a pod's projected
+   * token is, so that a test can rotate it ({@link #rotateToken}).
+   */
+  public Path writeKubeconfig(LocalCluster cluster, Path file, V1Pod pod, String serverUrl) {
     try {
-      V1TokenRequestSpec spec = new V1TokenRequestSpec().expirationSeconds(3600L);
-      if (pod != null) {
-        spec.boundObjectRef(new V1BoundObjectReference().apiVersion("v1").kind("Pod")
-            .name(pod.getMetadata().getName()).uid(pod.getMetadata().getUid()));
-      }
-      AuthenticationV1TokenRequest token = new CoreV1Api(admin).createNamespacedServiceAccountToken(name, namespace,
-          new AuthenticationV1TokenRequest().spec(spec)).execute();
+      Path tokenFile = tokenFile(file);
+      rotateToken(file, pod);
       String ca = Base64.getEncoder().encodeToString(Files.readAllBytes(cluster.caCertificate()));
       String kubeconfig = """
           apiVersion: v1
@@ -116,7 +125,7 @@ public final class ServiceAccountAccess {
           users:
             - name: %s
               user:
-                token: %s
+                tokenFile: %s
           contexts:
             - name: local
               context:
@@ -124,10 +133,32 @@ public final class ServiceAccountAccess {
                 user: %s
                 namespace: %s
           current-context: local
-          """.formatted(cluster.apiServerUrl(), ca, name, token.getStatus().getToken(), name, namespace);
-      Files.createDirectories(file.getParent());
+          """.formatted(serverUrl, ca, name, tokenFile.toAbsolutePath(), name, namespace);
       Files.writeString(file, kubeconfig);
       return file;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Replaces the token of a kubeconfig {@link #writeKubeconfig} wrote with a fresh one bound to
+   * {@code pod} (null: to no object), in one atomic step, as the kubelet rotates a projected token.
+   */
+  public void rotateToken(Path kubeconfig, V1Pod pod) {
+    try {
+      V1TokenRequestSpec spec = new V1TokenRequestSpec().expirationSeconds(3600L);
+      if (pod != null) {
+        spec.boundObjectRef(new V1BoundObjectReference().apiVersion("v1").kind("Pod")
+            .name(pod.getMetadata().getName()).uid(pod.getMetadata().getUid()));
+      }
+      AuthenticationV1TokenRequest token = new CoreV1Api(admin).createNamespacedServiceAccountToken(name, namespace,
+          new AuthenticationV1TokenRequest().spec(spec)).execute();
+      Path tokenFile = tokenFile(kubeconfig);
+      Files.createDirectories(tokenFile.getParent());
+      Path next = Files.writeString(tokenFile.resolveSibling(tokenFile.getFileName() + ".next"),
+          token.getStatus().getToken());
+      Files.move(next, tokenFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } catch (ApiException e) {
       throw new IllegalStateException("TokenRequest for " + userName() + " failed: HTTP " + e.getCode() + " "
           + e.getResponseBody(), e);

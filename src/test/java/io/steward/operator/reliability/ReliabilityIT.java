@@ -50,7 +50,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Steward under faults, on the real local control plane, with the built jar as separate operator
  * processes, judged by the API server's audit log. A short version runs in {@code mvn verify};
- * {@code mvn verify -Preliability} runs the full one (300 WebApps, 5 kills, a 60 s storm) and both
+ * {@code mvn verify -Preliability} runs the full one (300 WebApps, 100 kills, a 60 s storm) and both
  * write target/reliability/report.json and report.md.
  */
 @LocalClusterTest(shape = LocalCluster.Shape.FULL)
@@ -148,7 +148,9 @@ class ReliabilityIT {
     REPORT.record("hard failover", "converged after load stopped, s", seconds(converge));
     REPORT.record("hard failover", "writes by a non-leader", nonLeaderWrites.size());
     assertThat(nonLeaderWrites).as("writes by a replica that did not hold the Lease").isEmpty();
-    long bound = (FULL ? 15_000 : 6_000) + (FULL ? 2_000 : 1_000) + 5_000;
+    // A sanity bound, not a goal (the figures above are the result): a lease and a retry period,
+    // then whatever a starved machine adds before the new leader's first write.
+    long bound = (FULL ? 15_000 : 6_000) + (FULL ? 2_000 : 1_000) + 15_000;
     assertThat(handovers).allSatisfy(ms -> assertThat(ms).isLessThan(bound));
     assertForeignUntouched(ns, foreignGenerations, "hard failover");
   }

@@ -13,6 +13,8 @@ import io.kubernetes.client.openapi.models.V1ResourceQuotaSpec;
 import io.kubernetes.client.util.generic.KubernetesApiResponse;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.steward.operator.support.Crds;
 import io.steward.operator.support.InProcessOperator;
 import io.steward.operator.support.WebAppFuzz;
@@ -22,6 +24,8 @@ import io.steward.testing.cluster.LocalCluster;
 import io.steward.testing.cluster.LocalClusterTest;
 import io.steward.testing.cluster.TestNamespace;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -89,6 +93,8 @@ class WebAppFuzzIT {
     List<String> rollingOut = new ArrayList<>();
     Map<String, Integer> reasons = new LinkedHashMap<>();
     Instant start = Instant.now();
+    double passesBefore = passes();
+    long cpuBefore = reconcileCpuNanos();
 
     for (int first = 0; first < DOCUMENTS; first += BATCH) {
       Map<String, Instant> accepted = new LinkedHashMap<>();
@@ -126,7 +132,8 @@ class WebAppFuzzIT {
     }
 
     Duration took = Duration.between(start, Instant.now());
-    writeFigures(counts, reasons, silent, rollingOut, refusedWithoutField, fuzz.mutations().size(), took);
+    Cost cost = new Cost(passes() - passesBefore, reconcileCpuNanos() - cpuBefore);
+    writeFigures(counts, reasons, silent, rollingOut, refusedWithoutField, fuzz.mutations().size(), took, cost);
     assertThat(silent).as("WebApps the API server accepted and Steward never reported on").isEmpty();
     assertThat(refusedWithoutField).as("refusals whose message names no field").isEmpty();
     assertThat(counts.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(DOCUMENTS);
@@ -190,12 +197,29 @@ class WebAppFuzzIT {
     return c != null && "True".equals(c.get("status").getAsString());
   }
 
+  /** Reconcile passes and the CPU time their worker threads used. */
+  private record Cost(double passes, long cpuNanos) {}
+
+  /** Passes Steward counted, whatever their result (controller_runtime_reconcile_total). */
+  private static double passes() {
+    return operator.bean(MeterRegistry.class).find("controller_runtime_reconcile").counters().stream()
+        .mapToDouble(Counter::count).sum();
+  }
+
+  /** CPU time of the reconcile workers (threads named after the controller), as this JVM measures it. */
+  private static long reconcileCpuNanos() {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("webapp-"))
+        .mapToLong(t -> Math.max(0, threads.getThreadCpuTime(t.getId()))).sum();
+  }
+
   private static String abbreviated(String text) {
     return text.length() <= 300 ? text : text.substring(0, 300) + "…";
   }
 
   private static void writeFigures(Map<Outcome, Integer> counts, Map<String, Integer> reasons, List<String> silent,
-      List<String> rollingOut, List<String> refusedWithoutField, int mutations, Duration took) throws IOException {
+      List<String> rollingOut, List<String> refusedWithoutField, int mutations, Duration took, Cost cost)
+      throws IOException {
     int accepted = DOCUMENTS - counts.getOrDefault(Outcome.REFUSED, 0);
     Map<String, Object> root = new LinkedHashMap<>();
     root.put("date", Instant.now().toString());
@@ -215,6 +239,10 @@ class WebAppFuzzIT {
     root.put("rollingOutExamples", rollingOut.stream().limit(20).toList());
     root.put("refusedWithoutFieldExamples", refusedWithoutField.stream().limit(20).toList());
     root.put("seconds", took.toSeconds());
+    root.put("reconcilePasses", (long) cost.passes());
+    root.put("reconcilePassesPerAcceptedWebApp", accepted == 0 ? 0 : Math.round(cost.passes() / accepted * 100) / 100.0);
+    root.put("reconcileThreadCpuMillisPerPass", cost.passes() == 0 ? 0
+        : Math.round(cost.cpuNanos() / 1e6 / cost.passes() * 100) / 100.0);
     Path dir = Path.of("target", "reliability");
     Files.createDirectories(dir);
     Files.writeString(dir.resolve("fuzz.json"), new GsonBuilder().setPrettyPrinting().create().toJson(root));

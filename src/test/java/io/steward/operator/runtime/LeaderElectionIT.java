@@ -79,6 +79,8 @@ class LeaderElectionIT {
     webApps.create("after-stop", WebApps.spec("nginx:1.27", 1, null));
     awaitAllReady(webApps, 4);
     assertThat(gracefulHandover).as("graceful hand-over").isLessThan(LEASE);
+    assertThat(handovers(standby, "released")).as("graceful hand-overs the standby saw").isEqualTo(1.0);
+    assertThat(handovers(standby, "expired")).isZero();
 
     // Hard: kill -9 the new leader; a fresh standby takes over once the Lease expires.
     OperatorProcess c = replica(cluster, ns, "c");
@@ -90,6 +92,9 @@ class LeaderElectionIT {
     webApps.create("after-kill", WebApps.spec("nginx:1.27", 1, null));
     awaitAllReady(webApps, 5);
     assertThat(hardHandover).as("hand-over after kill -9").isLessThan(LEASE.plus(RETRY).plus(Duration.ofSeconds(5)));
+    // Seen by the replica that took over, whose predecessor is gone with its own counters.
+    assertThat(handovers(c, "expired")).as("hand-overs from an expired term that c saw").isEqualTo(1.0);
+    assertThat(handovers(c, "released")).isZero();
 
     LeadershipAudit audit = new LeadershipAudit(cluster.auditLog(), ns, "steward-leader");
     assertThat(audit.terms()).extracting(LeadershipAudit.Term::userAgent)
@@ -99,6 +104,13 @@ class LeaderElectionIT {
     assertThat(audit.writesBy(c.userAgent(), ns)).as("the third leader worked").isNotEmpty();
     System.out.printf("leader-election: graceful hand-over %d ms, after kill -9 %d ms (lease %s)%n",
         gracefulHandover.toMillis(), hardHandover.toMillis(), LEASE);
+  }
+
+  /** {@code steward_leader_handovers_total{reason}} on the replica's Prometheus page. */
+  private static double handovers(OperatorProcess replica, String reason) {
+    String prefix = "steward_leader_handovers_total{name=\"steward-leader\",reason=\"" + reason + "\"} ";
+    return replica.actuator("prometheus").body().lines().filter(l -> l.startsWith(prefix))
+        .mapToDouble(l -> Double.parseDouble(l.substring(prefix.length()))).findFirst().orElseThrow();
   }
 
   private static String holder(CoordinationV1Api leases, String ns) throws ApiException {

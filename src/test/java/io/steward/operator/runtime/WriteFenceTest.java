@@ -5,9 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.steward.operator.support.LoopbackHttp;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -31,15 +30,11 @@ class WriteFenceTest {
   private WriteFence fence;
 
   @BeforeEach
-  void start() throws IOException {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.createContext("/", exchange -> {
+  void start() {
+    server = LoopbackHttp.answering(exchange -> {
       received.add(exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath());
-      exchange.getRequestBody().readAllBytes();
-      exchange.sendResponseHeaders(200, -1);
-      exchange.close();
+      return 200;
     });
-    server.start();
     fence = new WriteFence(term, true, new SimpleMeterRegistry());
     client = new OkHttpClient.Builder().addNetworkInterceptor(fence).build();
   }

@@ -42,17 +42,9 @@ public final class Kstatus {
     }
   }
 
-  private static synchronized Path binary() throws IOException, InterruptedException {
+  private static synchronized Path binary() {
     if (binary == null) {
-      Path script = Path.of("src/test/kstatus/build.sh").toAbsolutePath();
-      Process build = new ProcessBuilder(List.of("bash", script.toString()))
-          .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-      build.getOutputStream().close();
-      String output = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-      if (build.waitFor() != 0) {
-        throw new IllegalStateException("building the kstatus judge failed; its output is above. Re-run: bash " + script);
-      }
-      Path built = Path.of(output.substring(output.lastIndexOf('\n') + 1));
+      Path built = GoTool.build("src/test/kstatus/build.sh", "the kstatus judge");
       if (!Files.isExecutable(built)) {
         throw new IllegalStateException("kstatus build reported " + built + " but it is not executable");
       }

@@ -12,6 +12,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,6 +51,7 @@ public final class OperatorProcess implements AutoCloseable {
   private final Path log;
   private final int port;
   private final Thread shutdownHook;
+  private volatile Instant exitedAt;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   private OperatorProcess(String identity, Process shell, Path log, int port) {
@@ -59,6 +61,7 @@ public final class OperatorProcess implements AutoCloseable {
     this.port = port;
     this.shutdownHook = new Thread(this::killAll, "operator-process-kill");
     Runtime.getRuntime().addShutdownHook(shutdownHook);
+    shell.onExit().thenRun(() -> exitedAt = Instant.now());
   }
 
   /** A replica with its own identity (User-Agent {@code steward/<identity>}) and Spring properties. */
@@ -260,6 +263,11 @@ public final class OperatorProcess implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
+  }
+
+  /** When the operator exited, as this JVM saw it; empty while it runs. */
+  public Optional<Instant> exitedAt() {
+    return Optional.ofNullable(exitedAt);
   }
 
   /** Exit code of the operator; only once it has exited. */

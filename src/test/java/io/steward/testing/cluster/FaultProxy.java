@@ -27,8 +27,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       open, so the client sees silence, as behind a partitioned network.
  *   <li>{@link #delayToServer}: every chunk from client to server is held for the given time
  *       before it is forwarded, in order (a slow or congested one-way path).
- *   <li>{@link Mode#HOLD}: bytes are kept, in order, and forwarded when the mode changes back
- *       (a network that stalls, then delivers everything at once).
+ *   <li>{@link Mode#HOLD}: what the client sends is kept, in order, and forwarded when the mode
+ *       changes back, while what the server sends still flows (a one-way stall that then delivers
+ *       everything at once: the client keeps hearing the API server, its requests do not arrive).
+ *   <li>{@link #lingerAfterClientClose}: once the client has closed a connection, the server's side
+ *       is closed only that long after the last byte was forwarded (a close that the network
+ *       delays as it delayed the data), so the server serves what arrived instead of cancelling it.
  * </ul>
  */
 public final class FaultProxy implements AutoCloseable {
@@ -42,6 +46,7 @@ public final class FaultProxy implements AutoCloseable {
   private volatile Mode mode = Mode.PASS;
   private volatile long delayToServerNanos;
   private volatile long latencyNanos;
+  private volatile long lingerNanos;
 
   public FaultProxy(int targetPort) {
     this.target = new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort);
@@ -80,6 +85,11 @@ public final class FaultProxy implements AutoCloseable {
     latencyNanos = latency.toNanos();
   }
 
+  /** After the client closed a connection, keeps the server's side open this long (zero: closes at once). */
+  public void lingerAfterClientClose(Duration linger) {
+    lingerNanos = linger.toNanos();
+  }
+
   /** Drops every open connection (the client reconnects through the proxy as it is now). */
   public void resetConnections() {
     sockets.forEach(FaultProxy::closeQuietly);
@@ -115,7 +125,11 @@ public final class FaultProxy implements AutoCloseable {
     }
   }
 
-  /** One direction of one connection: a reader that stamps chunks, and a writer that forwards them when due. */
+  /**
+   * One direction of one connection: a reader that stamps chunks, and a writer that forwards them
+   * when due. The server's side is closed only by the writer towards it, after everything the client
+   * sent was forwarded.
+   */
   private void pump(Socket from, Socket to, boolean toServer) {
     DelayQueue<Chunk> queue = new DelayQueue<>();
     Thread reader = new Thread(() -> {
@@ -135,9 +149,13 @@ public final class FaultProxy implements AutoCloseable {
       }
     }, "fault-proxy-read");
     Thread writer = new Thread(() -> {
-      try (OutputStream out = to.getOutputStream()) {
+      try {
+        // Not closed on its own: closing a socket's stream closes the socket, and the server's side may linger.
+        OutputStream out = to.getOutputStream();
         for (Chunk chunk = queue.take(); chunk != Chunk.END; chunk = queue.take()) {
-          awaitNotHeld();
+          if (toServer) {
+            awaitNotHeld();
+          }
           if (mode == Mode.BLACKHOLE) {
             continue;
           }
@@ -149,14 +167,29 @@ public final class FaultProxy implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       } finally {
-        closeQuietly(from);
-        closeQuietly(to);
+        Socket client = toServer ? from : to;
+        closeQuietly(client);
+        if (toServer) {
+          lingerThenClose(to);
+        }
       }
     }, "fault-proxy-write");
     reader.setDaemon(true);
     writer.setDaemon(true);
     reader.start();
     writer.start();
+  }
+
+  private void lingerThenClose(Socket server) {
+    long linger = lingerNanos;
+    if (linger > 0 && open.get()) {
+      try {
+        TimeUnit.NANOSECONDS.sleep(linger);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    closeQuietly(server);
   }
 
   private void awaitNotHeld() throws InterruptedException {

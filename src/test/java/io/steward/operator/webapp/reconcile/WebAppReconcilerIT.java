@@ -21,6 +21,7 @@ import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1PodSpec;
 import io.kubernetes.client.openapi.models.V1PodTemplateSpec;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.steward.operator.runtime.ApiRequestMetrics;
 import io.steward.operator.runtime.ControllerManager;
 import io.steward.operator.runtime.Informers;
 import io.steward.operator.runtime.KindInformer;
@@ -86,7 +87,7 @@ class WebAppReconcilerIT {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     ApiClient configured = LocalCluster.clientFor(cluster.kubeconfigFor("steward-operator"), userAgent);
     OperatorClients clients = new OperatorClients(configured, identity,
-        new WriteFence(LeaseTerm.unfenced(), true, registry));
+        new WriteFence(LeaseTerm.unfenced(), true, registry), ApiRequestMetrics.listener(registry));
     SharedInformerFactory factory = new SharedInformerFactory(clients.watches());
     informers = new Informers(factory, clients.watches(), List.of(ns), OwnedObjectSync.FIELD_MANAGER,
         Informers.LIST_WATCH_GRACE, registry);
