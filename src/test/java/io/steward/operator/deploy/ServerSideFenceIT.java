@@ -274,14 +274,14 @@ class ServerSideFenceIT {
     WebApps webApps = new WebApps(cluster.adminClient(), ns);
     Map<String, FaultProxy> proxyOf = new LinkedHashMap<>();
     int trials = FULL ? 20 : 1;
-    List<HeldTrial> results = new ArrayList<>();
+    List<Trial> results = new ArrayList<>();
     try {
       for (int i = 0; i < 2; i++) {
         startReplicaBehindProxy(proxyOf);
       }
       await().atMost(ChartEndToEnd.START).until(() -> replicas.stream().allMatch(OperatorProcess::isReady));
       Convergence.await(webApps, new AppsV1Api(cluster.adminClient()), ns, Set.of(), ChartEndToEnd.CONVERGE);
-      for (int t = 0; results.size() < trials || results.stream().noneMatch(r -> r.trial().conclusive()); t++) {
+      for (int t = 0; results.size() < trials || results.stream().noneMatch(Trial::conclusive); t++) {
         assertThat(t).as("trials in which no held write of the old leader reached admission").isLessThan(trials + 3);
         results.add(holdTheLeader(proxyOf, fault, webApps, fault.name().toLowerCase() + t));
         startReplicaBehindProxy(proxyOf);
@@ -291,11 +291,10 @@ class ServerSideFenceIT {
     } finally {
       proxyOf.values().forEach(FaultProxy::close);
     }
-    for (HeldTrial held : results) {
-      Trial trial = held.trial();
+    for (Trial trial : results) {
       System.out.printf("%s trial: %s faulted for %d ms, exited %d ms after the fault began; %s took over after %d ms; "
               + "late writes by the old leader: %d arrived, %d stored, %d refused by the fence, %d refused otherwise %s%n",
-          fault, trial.paused, trial.pauseMillis, held.exitMillis(), trial.successor, trial.takeoverMillis,
+          fault, trial.paused, trial.pauseMillis, trial.exitMillis, trial.successor, trial.takeoverMillis,
           trial.late.size(), trial.stored().size(), trial.fenced().size(),
           trial.late.size() - trial.stored().size() - trial.fenced().size(),
           trial.late.stream().filter(e -> e.code() != 403).map(e -> Integer.toString(e.code()))
@@ -308,33 +307,29 @@ class ServerSideFenceIT {
     ReliabilityReport report = ReliabilityReport.shared();
     report.record(scenario, "trials", results.size());
     report.record(scenario, "fault began → old leader exited, ms (max)",
-        results.stream().mapToLong(HeldTrial::exitMillis).max().orElse(-1));
+        results.stream().mapToLong(Trial::exitMillis).max().orElse(-1));
     report.record(scenario, "fault began → new leader's first Lease write, ms (each)",
-        results.stream().map(r -> r.trial().takeoverMillis()).toList());
+        results.stream().map(r -> r.takeoverMillis()).toList());
     report.record(scenario, "writes by the old leader that arrived after the takeover (all trials)",
-        results.stream().mapToInt(r -> r.trial().late().size()).sum());
-    report.record(scenario, "of those stored", results.stream().mapToInt(r -> r.trial().stored().size()).sum());
-    report.record(scenario, "of those refused by the fence", results.stream().mapToInt(r -> r.trial().fenced().size()).sum());
+        results.stream().mapToInt(r -> r.late().size()).sum());
+    report.record(scenario, "of those stored", results.stream().mapToInt(r -> r.stored().size()).sum());
+    report.record(scenario, "of those refused by the fence", results.stream().mapToInt(r -> r.fenced().size()).sum());
     report.record(scenario, "of those refused by optimistic locking (409)",
-        results.stream().mapToLong(r -> r.trial().late().stream().filter(e -> e.code() == 409).count()).sum());
+        results.stream().mapToLong(r -> r.late().stream().filter(e -> e.code() == 409).count()).sum());
     report.record(scenario, "trials in which a late write reached admission",
-        results.stream().filter(r -> r.trial().conclusive()).count());
+        results.stream().filter(r -> r.conclusive()).count());
     report.write(Path.of("target", "reliability"));
-    for (HeldTrial held : results) {
-      Trial trial = held.trial();
+    for (Trial trial : results) {
       assertThat(trial.stored()).as("writes %s sent in its term that the API server stored after %s's first Lease write",
           trial.paused, trial.successor).isEmpty();
-      assertThat(held.exitMillis()).as("%s exits once it cannot renew: fault → exit, ms", trial.paused)
+      assertThat(trial.exitMillis()).as("%s exits once it cannot renew: fault → exit, ms", trial.paused)
           .isLessThan(LEASE.toMillis());
       assertThat(trial.takeoverMillis()).as("fault → takeover, ms (bound: lease + retry + 2 s)")
           .isLessThanOrEqualTo(LEASE.plusSeconds(3).toMillis());
     }
     assertThat(results).as("trials in which a held write reached admission after the takeover")
-        .anyMatch(r -> r.trial().conclusive());
+        .anyMatch(Trial::conclusive);
   }
-
-  /** A trial of a held or delayed leader, and how long after the fault began it exited. */
-  private record HeldTrial(Trial trial, long exitMillis) {}
 
   private static void startReplicaBehindProxy(Map<String, FaultProxy> proxyOf) {
     FaultProxy proxy = new FaultProxy(cluster.apiServerPort());
@@ -349,7 +344,7 @@ class ServerSideFenceIT {
    * it by one and a half lease durations, so what it sent in its term lands after the takeover. Then
    * waits until everything it sent has arrived and been served.
    */
-  private HeldTrial holdTheLeader(Map<String, FaultProxy> proxyOf, NetworkFault fault, WebApps webApps, String trialName)
+  private Trial holdTheLeader(Map<String, FaultProxy> proxyOf, NetworkFault fault, WebApps webApps, String trialName)
       throws Exception {
     String holder = await().atMost(LEASE.multipliedBy(3)).pollInterval(Duration.ofMillis(200))
         .until(ServerSideFenceIT::holder, h -> replicas.stream().anyMatch(p -> p.identity().equals(h) && p.isRunning()));
@@ -390,18 +385,7 @@ class ServerSideFenceIT {
     Instant allArrived = fault == NetworkFault.HOLD ? later(released, exited) : exited.plus(delay);
     Thread.sleep(Math.max(0, Duration.between(Instant.now(), allArrived.plus(LINGER)).toMillis()));
 
-    String old = leader.userAgent();
-    String next = "steward/" + successor;
-    List<AuditLog.Entry> steward = cluster.auditLog().entries(e -> e.fromUserAgentStartingWith("steward/")
-        && !e.received().isBefore(faulted)).stream().sorted(Comparator.comparing(AuditLog.Entry::received)).toList();
-    Instant takeover = steward.stream().filter(e -> e.userAgent().equals(next) && isLeaseWrite(e) && ok(e))
-        .map(AuditLog.Entry::received).findFirst()
-        .orElseThrow(() -> new AssertionError(next + " holds the Lease but the audit log has no Lease write by it"));
-    List<AuditLog.Entry> late = steward.stream().filter(e -> e.userAgent().equals(old) && e.mutating()
-        && FENCED.contains(e.resource()) && ns.equals(e.namespace()) && e.received().isAfter(takeover)).toList();
-    Trial trial = new Trial(old, next, Duration.between(faulted, released).toMillis(),
-        Duration.between(faulted, takeover).toMillis(), -1, late);
-    return new HeldTrial(trial, exitMillis);
+    return judge(leader, successor, faulted, released, exitMillis);
   }
 
   private static Instant later(Instant a, Instant b) {
@@ -410,7 +394,12 @@ class ServerSideFenceIT {
 
   // ---- a trial ---------------------------------------------------------------------------------
 
-  /** What one pause did, from the audit log: the old leader's writes to fenced resources after the takeover. */
+  /**
+   * What one fault did, from the audit log: the old leader's writes to fenced resources after the
+   * takeover. {@code pauseMillis} is how long the fault lasted; {@code exitMillis} how long the old
+   * leader took to exit, from SIGCONT after a pause, from the fault's start after a network fault
+   * (-1: it did not exit by itself).
+   */
   private record Trial(String paused, String successor, long pauseMillis, long takeoverMillis, long exitMillis,
       List<AuditLog.Entry> late) {
     List<AuditLog.Entry> stored() {
@@ -454,17 +443,25 @@ class ServerSideFenceIT {
     }
     Thread.sleep(2000);
 
+    return judge(leader, successor, paused, resumed, exitMillis);
+  }
+
+  /**
+   * A trial as the audit log shows it: the successor's first Lease write after the fault began, and
+   * every write of {@code leader} to a fenced resource the API server received after that.
+   */
+  private Trial judge(OperatorProcess leader, String successor, Instant faulted, Instant faultEnded, long exitMillis) {
     String old = leader.userAgent();
     String next = "steward/" + successor;
     List<AuditLog.Entry> steward = cluster.auditLog().entries(e -> e.fromUserAgentStartingWith("steward/")
-        && !e.received().isBefore(paused)).stream().sorted(Comparator.comparing(AuditLog.Entry::received)).toList();
+        && !e.received().isBefore(faulted)).stream().sorted(Comparator.comparing(AuditLog.Entry::received)).toList();
     Instant takeover = steward.stream().filter(e -> e.userAgent().equals(next) && isLeaseWrite(e) && ok(e))
         .map(AuditLog.Entry::received).findFirst()
         .orElseThrow(() -> new AssertionError(next + " holds the Lease but the audit log has no Lease write by it"));
     List<AuditLog.Entry> late = steward.stream().filter(e -> e.userAgent().equals(old) && e.mutating()
         && FENCED.contains(e.resource()) && ns.equals(e.namespace()) && e.received().isAfter(takeover)).toList();
-    return new Trial(old, next, Duration.between(paused, resumed).toMillis(), Duration.between(paused, takeover).toMillis(),
-        exitMillis, late);
+    return new Trial(old, next, Duration.between(faulted, faultEnded).toMillis(),
+        Duration.between(faulted, takeover).toMillis(), exitMillis, late);
   }
 
   /** The fence's refusals of each replica during its own terms, later than {@code grace} into the term. */
