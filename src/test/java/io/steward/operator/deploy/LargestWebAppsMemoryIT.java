@@ -41,12 +41,15 @@ import org.junit.jupiter.api.Test;
  * the test follows the CRD. Every WebApp's strings are its own, as real WebApps' are, so nothing is
  * shared that would not be. The replica must converge them all without running out of memory, and
  * its longest GC pause must stay far below the renew deadline. With {@code -Preliability} only;
- * {@code -Dsteward.memory.webapps=N} runs N instead of 5,000, for a shorter look (the report names N).
+ * {@code -Dsteward.memory.webapps=N} runs N instead of 5,000, for a shorter look (the report names N);
+ * {@code -Dsteward.memory.jvmOptions=...} replaces the chart's {@code jvm.options}, to compare collectors.
  */
 @LocalClusterTest(shape = LocalCluster.Shape.FULL)
 class LargestWebAppsMemoryIT {
   private static final boolean FULL = "full".equals(System.getProperty("steward.reliability"));
   private static final int WEBAPPS = Integer.getInteger("steward.memory.webapps", 5_000);
+  /** The chart's {@code jvm.options} for this run; null for the chart's default. */
+  private static final String JVM_OPTIONS = System.getProperty("steward.memory.jvmOptions");
   private static final ReliabilityReport REPORT = ReliabilityReport.shared();
   private static final String SCENARIO = "memory, largest WebApps the CRD allows (chart: 512Mi limit)";
   /** A pause of the operator's own: not one a heap histogram (a diagnosis, from outside) caused. */
@@ -60,7 +63,8 @@ class LargestWebAppsMemoryIT {
     Assumptions.assumeTrue(FULL, "tens of minutes on two cores: runs with -Preliability only");
     String ns = namespace.name();
     // The chart's own lease settings: this is about memory, not about a short renew deadline on a busy machine.
-    RenderedChart chart = RenderedChart.installWithoutItsDeployment(cluster, ns, Set.of(), Map.of());
+    RenderedChart chart = RenderedChart.installWithoutItsDeployment(cluster, ns, Set.of(),
+        JVM_OPTIONS == null ? Map.of() : Map.of("jvm", Map.of("options", JVM_OPTIONS)));
     Path gcLog = Path.of("target", "deploy-it", ns, "gc.log").toAbsolutePath();
     Files.createDirectories(gcLog.getParent());
     WebApps webApps = new WebApps(cluster.adminClient(), ns);
@@ -97,6 +101,7 @@ class LargestWebAppsMemoryIT {
       long peakRss = peakRssKib(replica.pid());
       double maxPause = maxPauseMillis(gcLog);
       REPORT.record(SCENARIO, "WebApps / bytes of each spec as JSON", WEBAPPS + " / " + size);
+      REPORT.record(SCENARIO, "chart's jvm.options", JVM_OPTIONS == null ? "(default)" : JVM_OPTIONS);
       REPORT.record(SCENARIO, "created to every Deployment written, s", converged.toMillis() / 1000.0);
       REPORT.record(SCENARIO, "peak RSS, MiB (limit 512)", peakRss / 1024);
       REPORT.record(SCENARIO, "longest GC pause, ms", maxPause);
