@@ -58,7 +58,8 @@ public final class LenientJson {
    * A Gson built as client-java builds its own, minus the validating model factories, and reading
    * {@code metadata.managedFields} (client-java skips them both ways): Steward reads its own entry
    * to know which fields it set. They are still never sent, so a read-modify-write cannot send stale
-   * ones back (the API server would take them as given).
+   * ones back (the API server would take them as given). Short strings that recur share one
+   * instance (see {@link RecurringStrings}).
    */
   static Gson create(Gson strict) {
     GsonBuilder builder = new GsonFireBuilder().registerPreProcessor(V1Status.class, new V1StatusPreProcessor())
@@ -67,7 +68,8 @@ public final class LenientJson {
     for (Type type : BASIC_TYPES) {
       builder.registerTypeAdapter(type, strict.getAdapter(TypeToken.get(type)));
     }
-    return builder.registerTypeAdapterFactory(Marker.INSTANCE).create();
+    return builder.registerTypeAdapter(String.class, new RecurringStrings())
+        .registerTypeAdapterFactory(Marker.INSTANCE).create();
   }
 
   static boolean isLenient(Gson gson) {

@@ -50,4 +50,20 @@ class LenientJsonTest {
         .satisfies(entry -> assertThat(entry.getManager()).isEqualTo("steward"));
     assertThat(lenient.toJson(deployment)).doesNotContain("managedFields");
   }
+
+  @Test
+  void decodedObjectsShareTheShortStringsTheyRepeat() {
+    Gson lenient = LenientJson.create(new JSON().getGson());
+
+    V1Deployment first = lenient.fromJson(NEWER, V1Deployment.class);
+    V1Deployment second = lenient.fromJson(NEWER.replace("\"shop\"", "\"cart\""), V1Deployment.class);
+
+    assertThat(second.getMetadata().getName()).isEqualTo("cart");
+    assertThat(second.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
+        .isSameAs(first.getSpec().getTemplate().getSpec().getContainers().get(0).getImage());
+    assertThat(second.getSpec().getSelector().getMatchLabels().keySet().iterator().next())
+        .isSameAs(first.getSpec().getSelector().getMatchLabels().keySet().iterator().next());
+    assertThat(second.getMetadata().getManagedFields().get(0).getManager())
+        .isSameAs(first.getMetadata().getManagedFields().get(0).getManager());
+  }
 }

@@ -12,6 +12,7 @@ import io.steward.operator.runtime.ReadYourWritesCache;
 import io.steward.operator.runtime.WatchedKind;
 import io.steward.operator.webapp.DeploymentResource;
 import io.steward.operator.webapp.ServiceResource;
+import io.steward.operator.webapp.SharedSpecStrings;
 import io.steward.operator.webapp.WebAppLabels;
 import io.steward.operator.webapp.api.WebApp;
 import io.steward.operator.webapp.api.WebAppList;
@@ -42,12 +43,14 @@ public final class WebAppController {
   /**
    * WebApps, when added, deleted or their generation changed (a status or metadata update needs no
    * pass, so Steward's own status writes cause no loop); Deployments and Services, on any change,
-   * mapped to their controlling WebApp.
+   * mapped to their controlling WebApp. A cached Deployment shares its spec strings with its WebApp.
    *
    * @param client the client for reads and writes
    */
   public static ManagedController<WebApp> setUp(ControllerManager manager, ApiClient client, EventRecorder events,
       Clock clock) {
+    manager.informers().transformBeforeCaching(DEPLOYMENTS,
+        new SharedSpecStrings(manager.informers().of(WEBAPPS), WEBAPPS));
     return manager.newController(NAME, WEBAPPS, ControllerManager.generationChanged())
         .owns(DEPLOYMENTS)
         .owns(SERVICES)
