@@ -5,6 +5,7 @@ import io.kubernetes.client.extended.workqueue.DefaultRateLimitingQueue;
 import io.kubernetes.client.extended.workqueue.ratelimiter.RateLimiter;
 import java.time.Duration;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,67 +15,86 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * client-java's {@link DefaultRateLimitingQueue} (de-duplicating, rate-limited) with client-go's
- * work-queue metrics and a low-priority lane, as in controller-runtime's default priority queue.
+ * work-queue metrics, fair turns between namespaces, and a low-priority lane, as in
+ * controller-runtime's default priority queue.
  *
- * <p>Low-priority items (the initial list, re-lists, the periodic resync: state Steward has most
- * likely handled already) wait in the lane, in order, and enter the queue only while it holds fewer
- * than {@code lowPriorityDepth} items. Anything added normally therefore waits behind at most that
- * many of them, not behind thousands. The lane's items count in {@link #length()} and in the queue
- * metrics from the moment they were added. As in controller-runtime, low-priority items wait for as
- * long as normal ones keep the queue that full.
+ * <p>Items wait in lanes here and enter the parent queue only while it holds fewer than
+ * {@code depth} items, so its own first-in-first-out order decides little:
+ * <ul>
+ *   <li>Normal items (a change someone made, a new object, a retry) wait in one lane per namespace,
+ *       and the lanes take turns. A change in one namespace then waits behind a few items of each
+ *       busy namespace, not behind the thousand new objects another namespace just created, as the
+ *       API server's fair queuing serves its flows.
+ *   <li>Low-priority items (the initial list, re-lists, the periodic resync: state Steward has most
+ *       likely handled already) wait in their own lane, in order, and enter only when no normal item
+ *       waits. As in controller-runtime, they wait for as long as normal ones keep the queue full.
+ * </ul>
+ * Lane items count in {@link #length()} and in the queue metrics from the moment they were added.
  *
  * <p>Delayed adds are scheduled here rather than in the parent, whose delay loop adds through
- * {@code super.add} and so would bypass the accounting.
+ * {@code super.add} and so would bypass the lanes and the accounting.
  */
 public final class InstrumentedWorkQueue extends DefaultRateLimitingQueue<Request> {
   private final RateLimiter<Request> rateLimiter;
   private final ControllerMetrics metrics;
-  private final int lowPriorityDepth;
+  private final int depth;
   private final ScheduledExecutorService delays;
   private final Map<Request, Long> waitingSince = new ConcurrentHashMap<>();
   private final Map<Request, Long> workingSince = new ConcurrentHashMap<>();
-  /** Guarded by itself; taken before the parent's lock, never inside it. */
+  /** Guards the lanes; taken before the parent's lock, never inside it. */
+  private final Object lanes = new Object();
+  /** Normal items by namespace; the first lane has the next turn. */
+  private final LinkedHashMap<String, LinkedHashSet<Request>> byNamespace = new LinkedHashMap<>();
+  private int normalWaiting;
   private final LinkedHashSet<Request> lowPriority = new LinkedHashSet<>();
 
-  public InstrumentedWorkQueue(RateLimiter<Request> rateLimiter, ControllerMetrics metrics, int lowPriorityDepth) {
+  /** @param depth how many items the parent queue may hold; at least one (the number of workers keeps them busy) */
+  public InstrumentedWorkQueue(RateLimiter<Request> rateLimiter, ControllerMetrics metrics, int depth) {
     super(Executors.newSingleThreadExecutor(Daemons.named("workqueue-parent-delays")), rateLimiter);
-    if (lowPriorityDepth < 1) {
-      throw new IllegalArgumentException("lowPriorityDepth must be at least 1, not " + lowPriorityDepth);
+    if (depth < 1) {
+      throw new IllegalArgumentException("depth must be at least 1, not " + depth);
     }
     this.rateLimiter = rateLimiter;
     this.metrics = metrics;
-    this.lowPriorityDepth = lowPriorityDepth;
+    this.depth = depth;
     this.delays = Daemons.scheduler("workqueue-delays");
   }
 
-  /** Normal priority: a change someone made, a new object, a retry. Takes the item out of the lane. */
+  /**
+   * Normal priority: a change someone made, a new object, a retry. Takes the item out of the
+   * low-priority lane; an item that waits in its namespace's lane or in the queue keeps its place.
+   */
   @Override
   public void add(Request item) {
     if (isShuttingDown()) {
       return;
     }
-    synchronized (lowPriority) {
-      lowPriority.remove(item);
-      waiting(item);
+    synchronized (lanes) {
+      boolean wasLowPriority = lowPriority.remove(item);
+      if (waiting(item) || wasLowPriority) {
+        if (byNamespace.computeIfAbsent(namespaceOf(item), n -> new LinkedHashSet<>()).add(item)) {
+          normalWaiting++;
+        }
+      }
     }
-    super.add(item);
+    admit();
   }
 
   /**
    * Low priority: state that is most likely handled already. An item that is waiting anyway, in the
-   * queue or in the lane, keeps its place.
+   * queue or in a lane, keeps its place.
    */
   public void addLowPriority(Request item) {
     if (isShuttingDown()) {
       return;
     }
-    synchronized (lowPriority) {
+    synchronized (lanes) {
       if (!waiting(item)) {
         return;
       }
       lowPriority.add(item);
     }
-    admitLowPriority();
+    admit();
   }
 
   @Override
@@ -105,7 +125,7 @@ public final class InstrumentedWorkQueue extends DefaultRateLimitingQueue<Reques
         metrics.waited(now - since);
       }
       workingSince.put(item, now);
-      admitLowPriority();
+      admit();
     }
     return item;
   }
@@ -119,11 +139,11 @@ public final class InstrumentedWorkQueue extends DefaultRateLimitingQueue<Reques
     super.done(item);
   }
 
-  /** Items waiting: in the queue, and in the low-priority lane. */
+  /** Items waiting: in the queue, and in the lanes. */
   @Override
   public int length() {
-    synchronized (lowPriority) {
-      return super.length() + lowPriority.size();
+    synchronized (lanes) {
+      return super.length() + normalWaiting + lowPriority.size();
     }
   }
 
@@ -131,7 +151,9 @@ public final class InstrumentedWorkQueue extends DefaultRateLimitingQueue<Reques
   public void shutDown() {
     super.shutDown();
     delays.shutdownNow();
-    synchronized (lowPriority) {
+    synchronized (lanes) {
+      byNamespace.clear();
+      normalWaiting = 0;
       lowPriority.clear();
     }
   }
@@ -145,11 +167,28 @@ public final class InstrumentedWorkQueue extends DefaultRateLimitingQueue<Reques
     return false;
   }
 
-  /** Moves items from the lane into the queue while the queue holds fewer than lowPriorityDepth. */
-  private void admitLowPriority() {
-    synchronized (lowPriority) {
+  /**
+   * Moves items from the lanes into the queue while it holds fewer than {@code depth}: the next
+   * namespace's oldest normal item, the namespace then going to the back of the turn; low-priority
+   * items only when no normal one waits.
+   */
+  private void admit() {
+    synchronized (lanes) {
+      while (super.length() < depth && normalWaiting > 0) {
+        Iterator<Map.Entry<String, LinkedHashSet<Request>>> turns = byNamespace.entrySet().iterator();
+        Map.Entry<String, LinkedHashSet<Request>> turn = turns.next();
+        turns.remove();
+        Iterator<Request> oldest = turn.getValue().iterator();
+        Request item = oldest.next();
+        oldest.remove();
+        normalWaiting--;
+        if (!turn.getValue().isEmpty()) {
+          byNamespace.put(turn.getKey(), turn.getValue());
+        }
+        super.add(item);
+      }
       Iterator<Request> next = lowPriority.iterator();
-      while (next.hasNext() && super.length() < lowPriorityDepth) {
+      while (normalWaiting == 0 && next.hasNext() && super.length() < depth) {
         Request item = next.next();
         next.remove();
         super.add(item);
@@ -157,4 +196,7 @@ public final class InstrumentedWorkQueue extends DefaultRateLimitingQueue<Reques
     }
   }
 
+  private static String namespaceOf(Request item) {
+    return item.getNamespace() == null ? "" : item.getNamespace();
+  }
 }

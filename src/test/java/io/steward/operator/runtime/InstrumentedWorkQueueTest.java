@@ -87,9 +87,60 @@ class InstrumentedWorkQueueTest {
   }
 
   @Test
+  void aChangeInAQuietNamespaceWaitsBehindAFewItemsOfABusyOneNotBehindAll() throws InterruptedException {
+    for (int i = 0; i < 100; i++) {
+      queue.add(new Request("busy", "new-" + i));
+    }
+    queue.add(new Request("quiet", "change"));
+    assertThat(queue.length()).isEqualTo(101);
+
+    List<String> order = drain(101);
+
+    assertThat(order.indexOf("change")).as("items taken before it").isLessThanOrEqualTo(3);
+    assertThat(order).filteredOn(name -> name.startsWith("new-")).as("one namespace's own order")
+        .isSortedAccordingTo(java.util.Comparator.comparingInt(name -> Integer.parseInt(name.substring(4))));
+  }
+
+  @Test
+  void namespacesTakeTurns() throws InterruptedException {
+    InstrumentedWorkQueue single = new InstrumentedWorkQueue(ClientGoRateLimiter.create(), metrics, 1);
+    for (String name : List.of("a0", "a1", "a2")) {
+      single.add(new Request("a", name));
+    }
+    for (String name : List.of("b0", "b1", "b2")) {
+      single.add(new Request("b", name));
+    }
+    assertThat(drain(single, 6)).containsExactly("a0", "a1", "b0", "a2", "b1", "b2");
+  }
+
+  @Test
+  void aNormalAddOfAnItemWaitingInItsNamespacesLaneKeepsItsPlace() throws InterruptedException {
+    InstrumentedWorkQueue single = new InstrumentedWorkQueue(ClientGoRateLimiter.create(), metrics, 1);
+    for (String name : List.of("a", "b", "c")) {
+      single.add(new Request("ns", name));
+    }
+    single.add(new Request("ns", "b"));
+    assertThat(single.length()).isEqualTo(3);
+    assertThat(drain(single, 3)).containsExactly("a", "b", "c");
+  }
+
+  @Test
+  void anItemAddedWhileItIsWorkedOnComesBackOnceAfterItIsDone() throws InterruptedException {
+    InstrumentedWorkQueue single = new InstrumentedWorkQueue(ClientGoRateLimiter.create(), metrics, 1);
+    single.add(new Request("ns", "a"));
+    Request working = single.get();
+    single.add(new Request("ns", "a"));
+    single.add(new Request("ns", "a"));
+    single.add(new Request("ns", "b"));
+    single.done(working);
+    assertThat(drain(single, 2)).containsExactlyInAnyOrder("a", "b");
+    assertThat(single.length()).isZero();
+  }
+
+  @Test
   void depthMustBePositive() {
     assertThatThrownBy(() -> new InstrumentedWorkQueue(ClientGoRateLimiter.create(), metrics, 0))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lowPriorityDepth");
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("depth");
   }
 
   @Test

@@ -1,0 +1,115 @@
+package io.steward.operator.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.kubernetes.client.openapi.apis.AppsV1Api;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.models.V1Namespace;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.steward.operator.support.Convergence;
+import io.steward.operator.support.Crds;
+import io.steward.operator.support.InProcessOperator;
+import io.steward.operator.support.WebApps;
+import io.steward.testing.cluster.AuditLog;
+import io.steward.testing.cluster.LocalCluster;
+import io.steward.testing.cluster.LocalClusterTest;
+import io.steward.testing.cluster.TestNamespace;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Namespaces take turns in the work queue: while one namespace's many new WebApps converge, a spec
+ * change in another is applied after a few passes, not behind that namespace's whole backlog (which
+ * first in, first out, it would be). Judged from the API server's audit log: between the change
+ * reaching it and Steward's patch of the Deployment, how many of the busy namespace's Deployments
+ * Steward created. {@code -Dsteward.fairness.webapps=N} sets the backlog.
+ */
+@LocalClusterTest(shape = LocalCluster.Shape.API)
+class NamespaceFairnessIT {
+  private static final int BUSY = Integer.getInteger("steward.fairness.webapps", 300);
+  private static final int CHANGES = 8;
+  private static final Duration CONVERGE = Duration.ofMinutes(5);
+
+  @Test
+  void aChangeInAQuietNamespaceIsNotQueuedBehindABusyOnesBacklog(LocalCluster cluster, TestNamespace namespace)
+      throws Exception {
+    Crds.installWebAppCrd(cluster.adminClient());
+    String busy = namespace.name();
+    String quiet = busy + "-quiet";
+    CoreV1Api core = new CoreV1Api(cluster.adminClient());
+    core.createNamespace(new V1Namespace().metadata(new V1ObjectMeta().name(quiet))).execute();
+    try {
+      WebApps busyApps = new WebApps(cluster.adminClient(), busy);
+      WebApps quietApps = new WebApps(cluster.adminClient(), quiet);
+      AppsV1Api apps = new AppsV1Api(cluster.adminClient());
+      try (InProcessOperator operator = InProcessOperator.start(cluster, busy, "fair-" + busy,
+          Map.of("steward.namespaces", busy + "," + quiet))) {
+        quietApps.create("steady", WebApps.spec("nginx:1.27", 1, 80));
+        Convergence.await(quietApps, apps, quiet, Set.of(), CONVERGE);
+
+        ExecutorService writers = Executors.newFixedThreadPool(4);
+        List<Future<?>> created = new ArrayList<>();
+        for (int i = 0; i < BUSY; i++) {
+          String name = "new-%04d".formatted(i);
+          created.add(writers.submit(() -> busyApps.create(name, WebApps.spec("nginx:1.27", 1, 80))));
+        }
+        for (Future<?> future : created) {
+          future.get();
+        }
+        writers.shutdown();
+        // The backlog is queued: now the changes in the quiet namespace.
+        for (int i = 1; i <= CHANGES; i++) {
+          int replicas = i % 2 + 2;
+          quietApps.updateSpec("steady", spec -> spec.withReplicas(replicas));
+          Thread.sleep(400);
+        }
+        Convergence.await(busyApps, apps, busy, Set.of(), CONVERGE);
+        Convergence.await(quietApps, apps, quiet, Set.of(), CONVERGE);
+
+        List<AuditLog.Entry> log = cluster.auditLog().entries(e -> e.code() < 300
+            && (busy.equals(e.namespace()) || quiet.equals(e.namespace())));
+        List<Instant> changes = log.stream().filter(e -> quiet.equals(e.namespace()) && "webapps".equals(e.resource())
+            && "steady".equals(e.name()) && e.subresource().isEmpty() && "update".equals(e.verb()))
+            .map(AuditLog.Entry::received).toList();
+        List<Instant> patches = log.stream().filter(e -> e.fromUserAgentStartingWith(operator.userAgent())
+            && quiet.equals(e.namespace()) && "deployments".equals(e.resource()) && "patch".equals(e.verb()))
+            .map(AuditLog.Entry::received).toList();
+        List<Instant> busyCreates = log.stream().filter(e -> e.fromUserAgentStartingWith(operator.userAgent())
+            && busy.equals(e.namespace()) && "deployments".equals(e.resource()) && "create".equals(e.verb()))
+            .map(AuditLog.Entry::received).toList();
+        assertThat(changes).as("the test's spec changes in the audit log").hasSize(CHANGES);
+
+        List<Long> overtaken = new ArrayList<>();
+        List<Long> millis = new ArrayList<>();
+        for (Instant change : changes) {
+          Instant applied = patches.stream().filter(p -> !p.isBefore(change)).findFirst().orElseThrow(
+              () -> new AssertionError("no patch of Deployment " + quiet + "/steady after the change at " + change));
+          overtaken.add(busyCreates.stream().filter(c -> c.isAfter(change) && c.isBefore(applied)).count());
+          millis.add(Duration.between(change, applied).toMillis());
+        }
+        long createdAfterLastChange = busyCreates.stream().filter(c -> c.isAfter(changes.get(CHANGES - 1))).count();
+        System.out.printf("fairness: %d changes while %d new WebApps converged in another namespace: "
+            + "busy Deployments created before each change was applied %s, ms to apply %s; %d created after the last%n",
+            CHANGES, BUSY, overtaken, millis, createdAfterLastChange);
+        // Without a backlog left when the changes came, the test could not tell fair from first-come.
+        assertThat(createdAfterLastChange).as("busy Deployments still to create after the last change")
+            .isGreaterThan(BUSY / 10L);
+        // Each change waits behind what is queued and worked on (a few per worker), not the backlog.
+        int workers = operator.bean(StewardProperties.class).getWorkers();
+        assertThat(overtaken).as("busy Deployments created before a change was applied")
+            .allSatisfy(count -> assertThat(count).isLessThanOrEqualTo(4L * workers));
+      }
+    } finally {
+      core.deleteNamespace(quiet).execute();
+    }
+  }
+}
