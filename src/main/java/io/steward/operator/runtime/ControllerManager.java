@@ -38,7 +38,7 @@ public final class ControllerManager {
   private final int workers;
   private final Map<WatchedKind<?, ?>, ReadYourWritesCache<?>> caches = new LinkedHashMap<>();
 
-  /** @param workers concurrent reconciles, and how many low-priority items may wait in the queue at once */
+  /** @param workers concurrent reconciles, and how many items the work queue holds at once */
   public ControllerManager(Informers informers, SharedInformerFactory factory, MeterRegistry registry, int workers) {
     this.informers = informers;
     this.factory = factory;
@@ -131,7 +131,7 @@ public final class ControllerManager {
     /** Builds the controller around {@code reconciler}; the lifecycle runs it. */
     public ManagedController<P> complete(Reconciler reconciler) {
       ControllerMetrics metrics = new ControllerMetrics(registry, name, workers);
-      // Low-priority work enters the queue a worker's worth at a time: a change waits behind at most that.
+      // Work enters the queue a worker's worth at a time, namespaces taking turns: a change waits behind about that.
       InstrumentedWorkQueue queue = new InstrumentedWorkQueue(ClientGoRateLimiter.create(), metrics, workers);
       metrics.watchQueueDepth(registry, name, queue::length);
       QueueWiring wiring = new QueueWiring(queue, OffsetDateTime.now(ZoneOffset.UTC));
