@@ -15,6 +15,10 @@ import io.steward.operator.support.WebApps;
 import io.steward.testing.cluster.LocalCluster;
 import io.steward.testing.cluster.LocalClusterTest;
 import io.steward.testing.cluster.TestNamespace;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +43,8 @@ class WebAppTracingIT {
             "management.tracing.sampling.probability", "1.0",
             "management.opentelemetry.tracing.export.schedule-delay", "200ms"))) {
       assertThat(operator.bean(Tracing.class).isOn()).isTrue();
-      new WebApps(cluster.adminClient(), ns).create("traced", WebApps.spec("nginx:1.27", 1, 8080));
+      WebApps webApps = new WebApps(cluster.adminClient(), ns);
+      webApps.create("traced", WebApps.spec("nginx:1.27", 1, 8080));
       String key = ns + "/traced";
 
       // The first pass creates the Deployment and the Service and writes the status.
@@ -69,6 +74,18 @@ class WebAppTracingIT {
             assertThat(parent.name()).isEqualTo("reconcile WebApp");
           }));
       assertThat(spans).noneMatch(s -> "watch".equals(s.attribute("verb")) || "list".equals(s.attribute("verb")));
+
+      // Probes and scrapes of the management port start no trace, even with every trace sampled.
+      HttpClient http = HttpClient.newHttpClient();
+      for (String path : List.of("/actuator/health/readiness", "/actuator/prometheus")) {
+        http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + operator.port() + path)).build(),
+            HttpResponse.BodyHandlers.discarding());
+      }
+      webApps.updateSpec("traced", spec -> spec.withReplicas(2));
+      await().atMost(Duration.ofSeconds(30)).until(() -> receiver.spans().stream()
+          .anyMatch(s -> key.equals(s.attribute("key")) && "2".equals(s.attribute("generation"))));
+      assertThat(receiver.spans()).filteredOn(s -> s.parentSpanId().isEmpty())
+          .allSatisfy(root -> assertThat(root.name()).isEqualTo("reconcile WebApp"));
     }
   }
 
