@@ -15,9 +15,8 @@ import org.springframework.util.StringUtils;
  * {@code management.opentelemetry.*}). Registered in {@code META-INF/spring.factories}.
  */
 public final class TracingAutoConfigurationFilter implements AutoConfigurationImportFilter, EnvironmentAware {
-  /** Spring Boot 4's name for the endpoint, and the name it still reads from Spring Boot 3. */
-  static final List<String> ENDPOINT = List.of("management.opentelemetry.tracing.export.otlp.endpoint",
-      "management.otlp.tracing.endpoint");
+  /** Spring Boot 4's name for the endpoint (Spring Boot 3's management.otlp.tracing.endpoint is no longer read). */
+  static final String ENDPOINT = "management.opentelemetry.tracing.export.otlp.endpoint";
   private static final List<String> TRACING_PACKAGES = List.of("org.springframework.boot.micrometer.tracing.",
       "org.springframework.boot.opentelemetry.");
 
@@ -29,7 +28,7 @@ public final class TracingAutoConfigurationFilter implements AutoConfigurationIm
   }
 
   static boolean tracingOn(Environment environment) {
-    return ENDPOINT.stream().anyMatch(name -> StringUtils.hasText(environment.getProperty(name)));
+    return StringUtils.hasText(environment.getProperty(ENDPOINT));
   }
 
   @Override
