@@ -107,3 +107,10 @@ What Steward may do with the WebApps and their Deployments, Services and Events,
 {{- fail (printf "replicaCount is %d but leaderElection.enabled is false: every replica would reconcile at once. Enable leader election or set replicaCount: 1." (int .Values.replicaCount)) }}
 {{- end }}
 {{- end }}
+
+{{/* Labels of the `helm test` pod: not the operator's selector labels, so no Service or budget selects it. */}}
+{{- define "steward.testSelectorLabels" -}}
+app.kubernetes.io/name: {{ include "steward.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: test
+{{- end }}

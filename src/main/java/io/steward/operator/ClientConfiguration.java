@@ -13,6 +13,7 @@ import io.steward.operator.runtime.OperatorClients;
 import io.steward.operator.runtime.OperatorIdentity;
 import io.steward.operator.runtime.RereadTokenWhenRefused;
 import io.steward.operator.runtime.StewardProperties;
+import io.steward.operator.runtime.Tracing;
 import io.steward.operator.runtime.WriteFence;
 import java.io.IOException;
 import java.io.Reader;
@@ -103,8 +104,8 @@ public class ClientConfiguration {
 
   @Bean
   OperatorClients operatorClients(ApiClient apiClient, OperatorIdentity identity, WriteFence fence,
-      MeterRegistry registry) {
-    return new OperatorClients(apiClient, identity, fence, ApiRequestMetrics.listener(registry));
+      MeterRegistry registry, Tracing tracing) {
+    return new OperatorClients(apiClient, identity, fence, ApiRequestMetrics.listener(registry), tracing);
   }
 
   /** Latency buckets for the API request timer; a bean, so the registry has it before the first request. */

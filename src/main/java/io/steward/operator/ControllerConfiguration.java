@@ -14,6 +14,7 @@ import io.steward.operator.runtime.ManagedController;
 import io.steward.operator.runtime.OperatorClients;
 import io.steward.operator.runtime.OperatorIdentity;
 import io.steward.operator.runtime.StewardProperties;
+import io.steward.operator.runtime.Tracing;
 import io.steward.operator.webapp.WebAppMetrics;
 import io.steward.operator.webapp.api.WebApp;
 import io.steward.operator.webapp.reconcile.OwnedObjectSync;
@@ -38,8 +39,8 @@ public class ControllerConfiguration {
 
   @Bean
   ControllerManager controllerManager(Informers informers, SharedInformerFactory factory, MeterRegistry registry,
-      StewardProperties properties) {
-    return new ControllerManager(informers, factory, registry, properties.getWorkers());
+      StewardProperties properties, Tracing tracing) {
+    return new ControllerManager(informers, factory, registry, properties.getWorkers(), tracing);
   }
 
   @Bean(destroyMethod = "shutdown")

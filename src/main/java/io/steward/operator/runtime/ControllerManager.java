@@ -36,10 +36,18 @@ public final class ControllerManager {
   private final SharedInformerFactory factory;
   private final MeterRegistry registry;
   private final int workers;
+  private final Tracing tracing;
   private final Map<WatchedKind<?, ?>, ReadYourWritesCache<?>> caches = new LinkedHashMap<>();
 
   /** @param workers concurrent reconciles, and how many items the work queue holds at once */
   public ControllerManager(Informers informers, SharedInformerFactory factory, MeterRegistry registry, int workers) {
+    this(informers, factory, registry, workers, Tracing.off());
+  }
+
+  /** @param tracing where each reconcile's observation goes ({@link Tracing#off()}: nowhere) */
+  public ControllerManager(Informers informers, SharedInformerFactory factory, MeterRegistry registry, int workers,
+      Tracing tracing) {
+    this.tracing = tracing;
     this.informers = informers;
     this.factory = factory;
     this.registry = registry;
@@ -140,7 +148,8 @@ public final class ControllerManager {
       var controller = ControllerBuilder.defaultBuilder(factory)
           .withName(name)
           .withWorkQueue(queue)
-          .withReconciler(new InstrumentedReconciler(reconciler, kind.kind(), metrics, inFlight))
+          .withReconciler(new InstrumentedReconciler(reconciler, kind.kind(), metrics, inFlight, tracing,
+              informers.of(kind)::get))
           .withWorkerCount(workers)
           .withReadyFunc(informers::hasSynced)
           .withReadyTimeout(READY_TIMEOUT)

@@ -5,13 +5,15 @@ import io.kubernetes.client.openapi.auth.ApiKeyAuth;
 import io.kubernetes.client.openapi.auth.Authentication;
 import java.time.Duration;
 import okhttp3.EventListener;
+import okhttp3.OkHttpClient;
 
 /**
  * The two API clients Steward uses, made from the one {@link ApiClient} bean: {@code requests}
  * for reads and writes (bounded timeouts, so a hung connection cannot stall a worker forever) and
  * {@code watches} for informers (no read timeout: a watch is a long-lived stream). Both send the
  * replica's User-Agent, every request of both passes the {@link WriteFence} and is timed by
- * {@code requestMetrics} (see {@link ApiRequestMetrics}).
+ * {@code requestMetrics} (see {@link ApiRequestMetrics}); with tracing on, a request a reconcile
+ * sends is also its child span ({@link Tracing#apiRequests()}).
  */
 public final class OperatorClients {
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
@@ -22,10 +24,19 @@ public final class OperatorClients {
 
   public OperatorClients(ApiClient configured, OperatorIdentity identity, WriteFence fence,
       EventListener requestMetrics) {
+    this(configured, identity, fence, requestMetrics, Tracing.off());
+  }
+
+  public OperatorClients(ApiClient configured, OperatorIdentity identity, WriteFence fence,
+      EventListener requestMetrics, Tracing tracing) {
     LenientJson.install(configured);
     this.requests = configured;
-    requests.setHttpClient(configured.getHttpClient().newBuilder().addNetworkInterceptor(fence)
-        .eventListener(requestMetrics).build());
+    OkHttpClient.Builder http = configured.getHttpClient().newBuilder().addNetworkInterceptor(fence)
+        .eventListener(requestMetrics);
+    if (tracing.isOn()) {
+      http.addInterceptor(tracing.apiRequests());
+    }
+    requests.setHttpClient(http.build());
     requests.setUserAgent(identity.userAgent());
     requests.setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
     requests.setReadTimeout((int) REQUEST_TIMEOUT.toMillis());

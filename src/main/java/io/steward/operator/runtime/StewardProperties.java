@@ -50,9 +50,11 @@ public class StewardProperties {
   @NotNull
   private Duration shutdownTimeout = Duration.ofSeconds(20);
 
+  /** Leader election on a Lease, with client-go's and controller-runtime's timings. */
   @Valid
   private final LeaderElection leaderElection = new LeaderElection();
 
+  /** How writes are fenced to the leader's term. */
   private final Fencing fencing = new Fencing();
 
   @AssertTrue(message = "steward.resync-period must be at least 1s (minutes are usual: it is a safety net, not a polling interval)")
@@ -74,6 +76,7 @@ public class StewardProperties {
     /** Off only for a single replica: with several, every one would reconcile at once. */
     private boolean enabled = true;
 
+    /** Name of the Lease the replicas compete for. */
     @NotBlank @Pattern(regexp = DNS_LABEL, message = "must be a Lease name (a DNS-1123 label)")
     private String leaseName = "steward-leader";
 
@@ -84,8 +87,16 @@ public class StewardProperties {
     /** This replica's name in the Lease; defaults to POD_NAME, else the host name plus a random suffix. */
     private String identity;
 
+    /** How long a Lease holds once renewed: a standby takes over this long after the leader's last renewal. */
     @NotNull private Duration leaseDuration = Duration.ofSeconds(15);
+
+    /**
+     * How long the leader keeps trying to renew before it gives up leading and exits; its term ends
+     * slightly earlier (see the README's Fencing section).
+     */
     @NotNull private Duration renewDeadline = Duration.ofSeconds(10);
+
+    /** How often the leader renews the Lease and a standby tries to take it. */
     @NotNull private Duration retryPeriod = Duration.ofSeconds(2);
 
     @AssertTrue(message = "steward.leader-election timings must satisfy lease-duration > renew-deadline > retry-period > 0")

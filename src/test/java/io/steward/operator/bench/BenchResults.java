@@ -20,6 +20,8 @@ final class BenchResults {
   List<StartupVariant> startupVariants = new ArrayList<>();
   Map<String, Object> controlPlane = new LinkedHashMap<>();
   List<String> notes = new ArrayList<>();
+  /** Every convergence run's curve, for the pictures ({@link BenchCharts}). */
+  List<Curve> curves = new ArrayList<>();
   /** Every convergence run as measured, before the medians. */
   List<Map<String, Object>> runs = new ArrayList<>();
   double totalSeconds;
@@ -41,6 +43,13 @@ final class BenchResults {
    */
   record Convergence(String mode, int n, Figure seconds, Figure webAppsPerSecond, Figure ratioToCeiling,
       Figure createSeconds, Figure operatorCpuSeconds, int timedOut) {}
+
+  /**
+   * WebApps converged over time in one convergence run of {@code contender} (its mode and JVM):
+   * (seconds, count) points, at most about 200, from the first create (a backlog: from readiness and
+   * leadership). {@code ceilingWebAppsPerSecond}: the paired ceiling run's pace.
+   */
+  record Curve(String contender, int n, int repeat, double ceilingWebAppsPerSecond, List<double[]> points) {}
 
   /** Requests per WebApp by Steward's user agent over a convergence run, from the audit log. */
   record Requests(String mode, int n, Figure ownedWritesPerWebApp, Figure getsPerWebApp, Figure eventsPerWebApp,

@@ -7,8 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
-/** results.json (every value, every repeat) and results.md (one table, median and spread). */
+/** results.json (every value, every repeat), results.md (one table, median and spread) and the pictures it links. */
 final class ResultsWriter {
   static final String COMMAND = "mvn verify -Pbench";
 
@@ -19,7 +20,13 @@ final class ResultsWriter {
       Files.createDirectories(directory);
       Files.writeString(directory.resolve("results.json"), new GsonBuilder().setPrettyPrinting()
           .serializeSpecialFloatingPointValues().create().toJson(results) + "\n");
-      Files.writeString(directory.resolve("results.md"), markdown(results));
+      Map<String, String> pictures = BenchCharts.write(results, directory);
+      StringBuilder md = new StringBuilder(markdown(results));
+      if (!pictures.isEmpty()) {
+        md.append("\nPictures:\n\n");
+        pictures.forEach((file, caption) -> md.append("![").append(caption).append("](").append(file).append(")\n\n"));
+      }
+      Files.writeString(directory.resolve("results.md"), md.toString());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

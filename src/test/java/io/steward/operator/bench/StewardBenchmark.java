@@ -327,6 +327,7 @@ public final class StewardBenchmark {
     long done = observer.awaitConverged(NS_RUN, n, convergeTimeout(n));
     boolean timedOut = done < 0;
     double seconds = ((timedOut ? System.nanoTime() : done) - t0) / 1e9;
+    results.curves.add(new BenchResults.Curve(mode, n, repeat, pairedCeiling, curve(names, t0)));
     settle(op.process);
     double cpu = ProcStats.cpuSeconds(op.process.pid()) - cpu0;
     long reconciles = reconcileTotal(op.process) - reconciles0;
@@ -370,6 +371,7 @@ public final class StewardBenchmark {
     long done = observer.awaitConverged(NS_RUN, n, convergeTimeout(n));
     boolean timedOut = done < 0;
     double seconds = ((timedOut ? System.nanoTime() : done) - ready) / 1e9;
+    results.curves.add(new BenchResults.Curve("backlog", n, repeat, pairedCeiling, curve(names, ready)));
     settle(op.process);
     double cpu = ProcStats.cpuSeconds(op.process.pid()) - cpu0;
     long reconciles = reconcileTotal(op.process);
@@ -387,6 +389,21 @@ public final class StewardBenchmark {
     return new Run("backlog", n, pairedCeiling, seconds, Double.NaN, cpu, reconciles, timedOut, requests, after[0],
         after[1],
         after[2], after[3], Double.NaN, Double.NaN);
+  }
+
+  /** WebApps of {@code names} converged over time since {@code t0} (System.nanoTime()), about 200 points. */
+  private List<double[]> curve(List<String> names, long t0) {
+    List<Double> at = names.stream().mapToLong(name -> observer.convergedAt(NS_RUN, name)).filter(t -> t > 0)
+        .sorted().mapToObj(t -> Math.max(0, (t - t0) / 1e9)).toList();
+    List<double[]> points = new ArrayList<>(List.of(new double[] {0, 0}));
+    int step = Math.max(1, at.size() / 200);
+    for (int i = step - 1; i < at.size(); i += step) {
+      points.add(new double[] {Figure.round(at.get(i)), i + 1});
+    }
+    if (!at.isEmpty() && (at.size() % step) != 0) {
+      points.add(new double[] {Figure.round(at.get(at.size() - 1)), at.size()});
+    }
+    return points;
   }
 
   private static Duration convergeTimeout(int n) {

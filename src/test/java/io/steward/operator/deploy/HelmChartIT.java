@@ -30,6 +30,7 @@ import io.steward.operator.webapp.api.WebApp;
 import io.steward.testing.cluster.LocalCluster;
 import io.steward.testing.cluster.LocalClusterTest;
 import io.steward.testing.cluster.TestNamespace;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -93,6 +94,19 @@ class HelmChartIT {
         "clusterrole.rbac.authorization.k8s.io/steward-manager serverside-applied (server dry run)");
     assertThat(ChartEndToEnd.exists(() -> new AppsV1Api(cluster.adminClient())
         .readNamespacedDeployment("steward", chart.namespace).execute())).as("stored by a dry run").isFalse();
+  }
+
+  @Test
+  @Order(1)
+  void helmTestPodPassesTheRestrictedProfileOnTheServer() throws Exception {
+    // helm template leaves hooks out; the test pod is rendered as an ordinary object to be judged.
+    Manifests hooks = StewardChart.hooks("steward", chart.namespace, Map.of());
+    assertThat(hooks.kinds()).containsExactly("Pod");
+    Path file = chart.file.resolveSibling("steward-hooks.yaml");
+    Files.writeString(file, hooks.text());
+    Kubectl.Result result = kubectl.dryRunApply(file).orFail("kubectl apply --dry-run=server of the helm test pod");
+    assertThat(result.warnings()).isEmpty();
+    assertThat(result.stdout()).contains("pod/steward-test serverside-applied (server dry run)");
   }
 
   @Test

@@ -368,7 +368,19 @@ class HelmChartTest {
         Arguments.of(Map.of("admission", Map.of("maxReplicas", 0)), List.of("/admission/maxReplicas", "minimum: got 0, want 1")),
         Arguments.of(Map.of("admission", Map.of("maxReplicas", 1001)), List.of("/admission/maxReplicas", "maximum: got 1,001, want 1,000")),
         Arguments.of(Map.of("admission", Map.of("maxReplicas", "3")), List.of("/admission/maxReplicas", "got string, want integer")),
-        Arguments.of(Map.of("admission", Map.of("serviceType", List.of("ClusterIP"))), List.of("additional properties 'serviceType' not allowed")));
+        Arguments.of(Map.of("admission", Map.of("serviceType", List.of("ClusterIP"))), List.of("additional properties 'serviceType' not allowed")),
+        // the NetworkPolicy, the helm test pod and tracing (ChartOperationsTest)
+        Arguments.of(Map.of("networkPolicy", Map.of("enabled", "yes")), List.of("/networkPolicy/enabled", "got string, want boolean")),
+        Arguments.of(Map.of("networkPolicy", Map.of("kubeletCIDRs", List.of("10.0.0.0"))), List.of("/networkPolicy/kubeletCIDRs/0", "does not match pattern")),
+        Arguments.of(Map.of("networkPolicy", Map.of("kubeletCIDRs", "10.0.0.0/8")), List.of("/networkPolicy/kubeletCIDRs", "got string, want array")),
+        Arguments.of(Map.of("networkPolicy", Map.of("prometheus", Map.of("podSelector", Map.of("matchLabel", Map.of("a", "b"))))),
+            List.of("/networkPolicy/prometheus/podSelector", "additional properties 'matchLabel' not allowed")),
+        Arguments.of(Map.of("networkPolicy", Map.of("prometheus", Map.of("namespaceSelector", Map.of("matchExpressions",
+            List.of(Map.of("key", "team", "operator", "Equals")))))), List.of("/networkPolicy/prometheus/namespaceSelector/matchExpressions/0/operator", "value must be one of")),
+        Arguments.of(Map.of("tests", Map.of("image", "")), List.of("/tests/image", "minLength")),
+        Arguments.of(Map.of("tests", Map.of("enable", true)), List.of("additional properties 'enable' not allowed")),
+        Arguments.of(Map.of("tracing", Map.of("otlpEndpoint", "collector:4318")), List.of("/tracing/otlpEndpoint", "does not match pattern")),
+        Arguments.of(Map.of("tracing", Map.of("samplingProbability", 2)), List.of("/tracing/samplingProbability", "maximum")));
   }
 
   @ParameterizedTest

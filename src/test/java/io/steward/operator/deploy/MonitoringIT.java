@@ -3,6 +3,8 @@ package io.steward.operator.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 import io.kubernetes.client.openapi.apis.AppsV1Api;
 import io.kubernetes.client.openapi.models.V1Container;
 import io.kubernetes.client.openapi.models.V1Deployment;
@@ -104,6 +106,12 @@ class MonitoringIT {
       }
       assertThat(series(operator)).containsEntry("steward_build_info{revision=\""
           + git.getProperty("git.commit.id.abbrev") + "\",version=\"0.1.0-SNAPSHOT\"}", 1.0);
+      // The same build on /actuator/info: Maven's build-info and the commit.
+      JsonObject info = JsonParser.parseString(operator.actuator("info").body()).getAsJsonObject();
+      assertThat(info.getAsJsonObject("build").get("version").getAsString()).isEqualTo("0.1.0-SNAPSHOT");
+      assertThat(info.getAsJsonObject("build").get("artifact").getAsString()).isEqualTo("steward");
+      assertThat(info.getAsJsonObject("git").getAsJsonObject("commit").get("id").getAsString())
+          .isEqualTo(git.getProperty("git.commit.id.abbrev"));
       assertThat(Files.readString(operator.log())).as("client-java's start-up noise")
           .doesNotContain("resync skipped due to 0 full resync period");
 

@@ -46,6 +46,39 @@ public final class StewardChart {
     return Manifests.parse(templateCommand(release, namespace, values).call());
   }
 
+  /**
+   * The chart's hooks (the `helm test` pod), which helm-java's template leaves out: rendered from a
+   * copy of the chart whose hook annotation is renamed, so they come out as ordinary objects.
+   */
+  public static Manifests hooks(String release, String namespace, Map<String, Object> values) {
+    Path copy = WORK.resolve("hooks-" + UUID.randomUUID());
+    try {
+      DeployTesting.copyTree(CHART, copy);
+      try (var files = Files.walk(copy.resolve("templates"))) {
+        for (Path file : files.filter(Files::isRegularFile).toList()) {
+          Files.writeString(file, Files.readString(file).replace("helm.sh/hook:", RENDERED_HOOK + ":"));
+        }
+      }
+      TemplateCommand command = new Helm(copy).template().withName(release).withNamespace(namespace)
+          .withKubeVersion(KUBE_VERSION);
+      if (!values.isEmpty()) {
+        command = command.withValuesFile(write(values));
+      }
+      Manifests all = Manifests.parse(command.call());
+      List<Map<String, Object>> hooks = all.where(o -> Manifests.map(o, "metadata", "annotations").containsKey(RENDERED_HOOK));
+      DumperOptions options = new DumperOptions();
+      options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
+      return new Manifests(new Yaml(options).dumpAll(hooks.iterator()), hooks);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      deleteTree(copy);
+    }
+  }
+
+  /** What {@link #hooks} renames helm.sh/hook to; its value is the hook's. */
+  public static final String RENDERED_HOOK = "rendered.steward.io/hook";
+
   /** The same, but returns helm's error message instead of throwing it; null when rendering succeeded. */
   public static String templateError(String release, String namespace, Map<String, Object> values) {
     try {

@@ -147,6 +147,7 @@ class ReliabilityIT {
     REPORT.record("hard failover", "kill to new leader's first write, max ms", handovers.stream().mapToLong(l -> l).max().orElse(0));
     REPORT.record("hard failover", "converged after load stopped, s", seconds(converge));
     REPORT.record("hard failover", "writes by a non-leader", nonLeaderWrites.size());
+    REPORT.timeline("hard failover", audit.timeline(ns, killTimes));
     assertThat(nonLeaderWrites).as("writes by a replica that did not hold the Lease").isEmpty();
     // A sanity bound, not a goal (the figures above are the result): a lease and a retry period,
     // then whatever a starved machine adds before the new leader's first write.
@@ -178,7 +179,9 @@ class ReliabilityIT {
       Thread.sleep(4000);
     }
     Duration converge = Convergence.await(webApps, apps, ns, Set.of(), CONVERGE);
-    Duration firstWrite = new LeadershipAudit(cluster.auditLog(), ns, "steward-leader").firstWriteAfter(standby, stop, ns);
+    LeadershipAudit audit = new LeadershipAudit(cluster.auditLog(), ns, "steward-leader");
+    Duration firstWrite = audit.firstWriteAfter(standby, stop, ns);
+    REPORT.timeline("graceful failover", audit.timeline(ns, List.of(stop)));
     REPORT.record("graceful failover", "exit code after SIGTERM", exitCode);
     REPORT.record("graceful failover", "SIGTERM to new leader's first write, ms", firstWrite == null ? null : firstWrite.toMillis());
     REPORT.record("graceful failover", "converged after load stopped, s", seconds(converge));

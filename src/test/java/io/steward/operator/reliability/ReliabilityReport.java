@@ -3,6 +3,7 @@ package io.steward.operator.reliability;
 import com.google.gson.GsonBuilder;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import io.steward.operator.support.Charts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -27,6 +28,7 @@ public final class ReliabilityReport {
   private static final String RUN = System.getProperty("steward.run", "");
 
   private final Map<String, Map<String, Object>> scenarios = new LinkedHashMap<>();
+  private final Map<String, Charts.Timeline> timelines = new LinkedHashMap<>();
   private final String mode;
 
   private ReliabilityReport(String mode) {
@@ -39,6 +41,15 @@ public final class ReliabilityReport {
 
   public synchronized void record(String scenario, String figure, Object value) {
     scenarios.computeIfAbsent(scenario, s -> new LinkedHashMap<>()).put(figure, value);
+  }
+
+  /** A failover run's timeline, drawn beside the report as failover-<scenario>.png when it is written. */
+  public synchronized void timeline(String scenario, Charts.Timeline timeline) {
+    timelines.put(scenario, timeline);
+  }
+
+  static String pictureName(String scenario) {
+    return "failover-" + scenario.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]+", "-") + ".png";
   }
 
   public synchronized void write(Path dir) {
@@ -81,6 +92,11 @@ public final class ReliabilityReport {
     StringBuilder md = new StringBuilder("| scenario | figure | value |\n| --- | --- | --- |\n");
     merged.forEach((scenario, figures) -> figures.forEach((figure, value) ->
         md.append("| ").append(scenario).append(" | ").append(figure).append(" | ").append(value).append(" |\n")));
+    timelines.forEach((scenario, timeline) -> Charts.failover(dir.resolve(pictureName(scenario)),
+        scenario + ": leader per replica, writes per replica (dashed lines: faults)", timeline));
+    // The pictures of this build's scenarios, this JVM's or another's.
+    merged.keySet().stream().filter(scenario -> Files.isRegularFile(dir.resolve(pictureName(scenario))))
+        .forEach(scenario -> md.append("\n![").append(scenario).append("](").append(pictureName(scenario)).append(")\n"));
     Files.writeString(json, new GsonBuilder().setPrettyPrinting().create().toJson(root));
     Files.writeString(dir.resolve("report.md"), "Reliability run (" + mode + "), " + root.get("date") + ", "
         + Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version")

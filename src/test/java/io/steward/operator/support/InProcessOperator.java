@@ -44,6 +44,11 @@ public final class InProcessOperator implements AutoCloseable {
     return context.getBean(type);
   }
 
+  /** Whether the operator's context holds any bean of {@code type}. */
+  public boolean hasBean(Class<?> type) {
+    return context.getBeanNamesForType(type).length > 0;
+  }
+
   public int port() {
     return Integer.parseInt(context.getEnvironment().getProperty("local.server.port"));
   }
