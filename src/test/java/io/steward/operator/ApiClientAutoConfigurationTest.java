@@ -37,7 +37,7 @@ class ApiClientAutoConfigurationTest {
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(ValidationAutoConfiguration.class, KubernetesInformerAutoConfiguration.class))
-      .withUserConfiguration(Properties.class, ClientConfiguration.class)
+      .withUserConfiguration(Properties.class, TracingConfiguration.class, ClientConfiguration.class)
       // the write fence counts its refusals
       .withBean(io.micrometer.core.instrument.MeterRegistry.class, io.micrometer.core.instrument.simple.SimpleMeterRegistry::new)
       .withPropertyValues("kubernetes.manifests.enabled=false");
