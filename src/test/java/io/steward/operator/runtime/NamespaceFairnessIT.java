@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
  */
 @LocalClusterTest(shape = LocalCluster.Shape.API)
 class NamespaceFairnessIT {
-  private static final int BUSY = Integer.getInteger("steward.fairness.webapps", 300);
+  private static final int BUSY = Integer.getInteger("steward.fairness.webapps", 400);
   private static final int CHANGES = 8;
   private static final Duration CONVERGE = Duration.ofMinutes(5);
 
@@ -62,16 +62,17 @@ class NamespaceFairnessIT {
           String name = "new-%04d".formatted(i);
           created.add(writers.submit(() -> busyApps.create(name, WebApps.spec("nginx:1.27", 1, 80))));
         }
+        // The changes in the quiet namespace, while the busy namespace's creates are still arriving.
+        await().atMost(CONVERGE).until(() -> created.stream().filter(Future::isDone).count() >= BUSY / 4);
+        for (int i = 1; i <= CHANGES; i++) {
+          int replicas = i % 2 + 2;
+          quietApps.updateSpec("steady", spec -> spec.withReplicas(replicas));
+          Thread.sleep(250);
+        }
         for (Future<?> future : created) {
           future.get();
         }
         writers.shutdown();
-        // The backlog is queued: now the changes in the quiet namespace.
-        for (int i = 1; i <= CHANGES; i++) {
-          int replicas = i % 2 + 2;
-          quietApps.updateSpec("steady", spec -> spec.withReplicas(replicas));
-          Thread.sleep(400);
-        }
         Convergence.await(busyApps, apps, busy, Set.of(), CONVERGE);
         Convergence.await(quietApps, apps, quiet, Set.of(), CONVERGE);
 
