@@ -35,7 +35,8 @@ public class ControllerConfiguration {
   Informers informers(SharedInformerFactory factory, OperatorClients clients, StewardProperties properties,
       MeterRegistry registry) {
     return new Informers(factory, clients.watches(), properties.getNamespaces(), OwnedObjectSync.FIELD_MANAGER,
-        Informers.LIST_WATCH_GRACE, registry);
+        Informers.LIST_WATCH_GRACE, registry,
+        properties.getSharding().isEnabled() ? properties.getSharding().getBuckets() : 0);
   }
 
   @Bean

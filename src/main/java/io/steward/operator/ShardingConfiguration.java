@@ -27,7 +27,8 @@ import org.springframework.context.annotation.Configuration;
 /**
  * Sharded mode ({@code steward.sharding.enabled=true}): a term per bucket for the write fence, the
  * bucket Leases, the gate in front of the WebApp reconciler, {@code /actuator/shards}, and what a
- * bucket move does here: queue the bucket's WebApps when it is taken, and record an Event on its Lease.
+ * bucket move does here: start the bucket's informers and queue its WebApps when it is taken, stop
+ * them when it goes, and record an Event on its Lease.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnProperty(name = "steward.sharding.enabled", havingValue = "true")
@@ -47,7 +48,11 @@ public class ShardingConfiguration {
     var recorder = events.newRecorder(new V1EventSource().component("steward").host(identity.name()));
     BucketOwnership.Listener listener = (bucket, move, detail) -> {
       if (move == BucketOwnership.Move.ACQUIRED) {
-        controller.getObject().requeue(request -> terms.bucketOf(request.getNamespace(), request.getName()) == bucket);
+        // The bucket's caches first; then everything in it is queued, as its events were dropped before.
+        informers.startBucket(bucket).thenRun(() -> controller.getObject()
+            .requeue(request -> terms.bucketOf(request.getNamespace(), request.getName()) == bucket));
+      } else {
+        informers.stopBucket(bucket);
       }
       V1Lease lease = new V1Lease().apiVersion("coordination.k8s.io/v1").kind("Lease")
           .metadata(new V1ObjectMeta().namespace(leaseNamespace.name()).name("steward-bucket-" + bucket));
@@ -65,8 +70,8 @@ public class ShardingConfiguration {
   }
 
   @Bean
-  BucketGate bucketGate(BucketOwnership ownership, BucketTerms terms) {
-    return new BucketGate(ownership, terms);
+  BucketGate bucketGate(BucketOwnership ownership, BucketTerms terms, Informers informers) {
+    return new BucketGate(ownership, terms, informers::bucketSynced);
   }
 
   @Bean

@@ -19,6 +19,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -48,7 +53,9 @@ import org.slf4j.LoggerFactory;
  *       process goes on with its other buckets and campaigns again.
  * </ul>
  *
- * One thread does all of it, every retry period: one list of the shard Leases, then the writes.
+ * One thread runs a round every retry period: one list of the shard Leases, then the writes for each
+ * bucket, sent side by side ({@link #LEASE_WRITERS} at a time): one after another, a replica holding
+ * all 32 buckets on a loaded API server would take longer than a term to renew them all.
  */
 public final class BucketOwnership {
   private static final Logger log = LoggerFactory.getLogger(BucketOwnership.class);
@@ -58,6 +65,7 @@ public final class BucketOwnership {
   static final String BUCKET_PREFIX = "steward-bucket-";
   /** Rounds of membership only after start, so that replicas starting together see each other first. */
   private static final int ROUNDS_BEFORE_TAKING = 2;
+  static final int LEASE_WRITERS = 8;
 
   /** What a move of a bucket is, for logs, Events and metrics. */
   public enum Move { ACQUIRED, RELEASED, LOST }
@@ -80,6 +88,8 @@ public final class BucketOwnership {
   private final BooleanSupplier ready;
   private final Listener listener;
   private final ScheduledExecutorService thread;
+  private final ExecutorService leaseWriters =
+      Executors.newFixedThreadPool(LEASE_WRITERS, Daemons.named("bucket-lease-writer"));
   private final AtomicIntegerArray owned;
   private final Map<String, Observed> observed = new HashMap<>();
   private final Map<String, Counter> moves = new HashMap<>();
@@ -191,18 +201,35 @@ public final class BucketOwnership {
       assignment = desired;
       Map<Integer, String> seenHolders = new TreeMap<>();
       boolean mayTake = ++rounds > ROUNDS_BEFORE_TAKING && ready.getAsBoolean();
+      List<Callable<Void>> writes = new ArrayList<>();
       for (int bucket = 0; bucket < terms.buckets(); bucket++) {
+        int b = bucket;
         V1Lease lease = byName.get(bucketLease(bucket));
         String holder = holder(lease);
         seenHolders.put(bucket, holder);
         String wanted = desired.get(bucket);
         if (owned.get(bucket) == 1) {
-          keepOrLet(bucket, lease, holder, wanted);
+          writes.add(() -> {
+            keepOrLet(b, lease, holder, wanted);
+            return null;
+          });
         } else if (mayTake && identity.equals(wanted) && isFree(lease, holder, readAt)) {
-          take(bucket, lease, holder, readAt);
+          writes.add(() -> {
+            take(b, lease, holder, readAt);
+            return null;
+          });
         }
       }
       holders = seenHolders;
+      for (Future<Void> done : leaseWriters.invokeAll(writes)) {
+        try {
+          done.get();
+        } catch (ExecutionException e) {
+          log.warn("Bucket Lease write failed: {}", LogSafe.describe(e.getCause()));
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     } catch (ApiException e) {
       log.debug("Shard Leases not readable now (HTTP {}); terms run out unless the next round renews them",
           e.getCode());
@@ -278,6 +305,10 @@ public final class BucketOwnership {
     LeaseTerm term = terms.term(bucket);
     if (!identity.equals(holder)) {
       lose(bucket, term, holder.isEmpty() ? "its Lease was released or deleted" : "taken by " + holder);
+    } else if (localGuard && !term.isValid()) {
+      // Lapsed (a pause, a slow API server): the gate has been dropping the bucket's requests. Lost
+      // now and, if the Lease is still ours, taken again next round, which queues the bucket anew.
+      lose(bucket, term, "its term ran out before a renewal succeeded");
     } else if (!identity.equals(wanted)) {
       release(bucket, term, lease, wanted);
     } else {
@@ -288,9 +319,6 @@ public final class BucketOwnership {
         term.renewed(sentAt);
       } catch (ApiException e) {
         log.debug("Bucket {} not renewed (HTTP {})", bucket, e.getCode());
-      }
-      if (!term.isValid()) {
-        lose(bucket, term, "its term ran out before a renewal succeeded");
       }
     }
   }
@@ -370,6 +398,7 @@ public final class BucketOwnership {
   public void stop(Duration timeout) {
     stopped = true;
     thread.shutdown();
+    leaseWriters.shutdown();
     try {
       thread.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {

@@ -62,21 +62,15 @@ class ShardingIT {
   private final Random random = new Random(16);
 
   @BeforeAll
-  static void setUp(LocalCluster localCluster) {
+  static void installCrdOn(LocalCluster localCluster) {
     cluster = localCluster;
-    Crds.installWebAppCrd(cluster.adminClient());
     leases = new CoordinationV1Api(cluster.adminClient());
+    Crds.installWebAppCrd(cluster.adminClient());
   }
 
   @AfterEach
   void stopAll() {
-    processes.forEach(p -> {
-      if (p.isRunning()) {
-        FencingIT.signal(p, "CONT");
-      }
-      p.close();
-    });
-    processes.clear();
+    FencingIT.closeAll(processes);
   }
 
   @AfterAll
@@ -119,6 +113,19 @@ class ShardingIT {
     Map<String, Long> writes = audit.objectWrites().stream()
         .collect(Collectors.groupingBy(e -> e.userAgent().substring("steward/".length()), TreeMap::new,
             Collectors.counting()));
+    // Each replica caches the WebApps of its own buckets only (every WebApp is labelled by now).
+    Map<String, Integer> cached = new TreeMap<>();
+    Map<String, Long> residentMiB = new TreeMap<>();
+    for (OperatorProcess replica : running()) {
+      cached.put(replica.identity(), (int) replica.metricValues("steward_webapps").stream()
+          .mapToDouble(Double::doubleValue).sum());
+      residentMiB.put(replica.identity(), replica.residentBytes() >> 20);
+      String shards = replica.actuator("shards").body();
+      assertThat(shards).as("/actuator/shards of %s", replica.identity())
+          .contains("\"owned\":" + owned.get(replica.identity()).stream().sorted().toList().toString().replace(" ", ""));
+    }
+    REPORT.record(scenario, "WebApps cached per replica", cached);
+    REPORT.record(scenario, "RSS per replica, MiB", residentMiB);
     REPORT.record(scenario, "WebApps; spec changes", count + "; " + changes);
     REPORT.record(scenario, "creating them took, ms", createMillis);
     REPORT.record(scenario, "churn end to all converged, ms", converged.toMillis());
@@ -130,6 +137,7 @@ class ShardingIT {
     REPORT.record(scenario, "writes outside the writer's term of the bucket", overlapping.size());
 
     assertThat(overlapping).as("writes outside the writer's term of the bucket").isEmpty();
+    assertThat(cached).as("WebApps cached per replica: those of its buckets").isEqualTo(share);
     for (OperatorProcess replica : processes) {
       assertThat(writes.getOrDefault(replica.identity(), 0L)).as("writes by %s", replica.identity()).isPositive();
       double fraction = share.getOrDefault(replica.identity(), 0) / (double) count;
