@@ -273,6 +273,50 @@ class ShardingIT {
     assertThat(overlapping).as("writes outside the writer's term of the bucket").isEmpty();
   }
 
+  /**
+   * 1 → 3 → 1 replicas while WebApps change: buckets move by hand-over (release, then take) both
+   * ways, every change is handled, and no write overlaps. Figures: how long each rebalance takes.
+   */
+  @Test
+  void scalingUpAndDownHandsBucketsOverWithoutOverlap() throws Exception {
+    String scenario = "sharding: 1 -> 3 -> 1 replicas";
+    String ns = namespace("scale");
+    WebApps webApps = new WebApps(cluster.adminClient(), ns);
+    List<String> names = createWebApps(webApps, 150);
+    replica(ns, "c0");
+    awaitReady();
+    awaitBalanced(ns);
+    long upMillis;
+    long downMillis;
+    int changes;
+    try (Churn churn = new Churn(webApps, names, Duration.ofMillis(20), 1_000_000, 34)) {
+      replica(ns, "c1");
+      replica(ns, "c2");
+      awaitReady();
+      long ready = System.nanoTime();
+      awaitBalanced(ns);
+      upMillis = (System.nanoTime() - ready) / 1_000_000;
+      long stopping = System.nanoTime();
+      for (OperatorProcess leaving : running().subList(1, 3)) {
+        assertThat(leaving.terminate()).as("exit code of %s after SIGTERM", leaving.identity()).isZero();
+      }
+      awaitBalanced(ns);
+      downMillis = (System.nanoTime() - stopping) / 1_000_000;
+      changes = churn.changes();
+    }
+    Duration converged = Convergence.await(webApps, new AppsV1Api(cluster.adminClient()), ns, Set.of(),
+        Duration.ofMinutes(3));
+    BucketAudit audit = new BucketAudit(cluster.auditLog(), ns, ns, BUCKETS, LEASE);
+    List<AuditLog.Entry> overlapping = audit.writesOutsideTheirTerm();
+    REPORT.record(scenario, "spec changes during the moves", changes);
+    REPORT.record(scenario, "2 replicas ready to all 32 buckets balanced over 3, ms", upMillis);
+    REPORT.record(scenario, "SIGTERM to 2 of 3 to all 32 buckets on the last one, ms", downMillis);
+    REPORT.record(scenario, "churn end to all converged, ms", converged.toMillis());
+    REPORT.record(scenario, "bucket Lease writes naming a new holder", moves(audit));
+    REPORT.record(scenario, "writes outside the writer's term of the bucket", overlapping.size());
+    assertThat(overlapping).as("writes outside the writer's term of the bucket").isEmpty();
+  }
+
   // ---- helpers ---------------------------------------------------------------------------------
 
   private static String holderOf(Map<String, List<Integer>> owned, int bucket) {
