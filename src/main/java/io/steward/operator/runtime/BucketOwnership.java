@@ -195,7 +195,7 @@ public final class BucketOwnership {
       }
       observe(byName, readAt);
       renewMembership(byName.get(MEMBER_PREFIX + identity));
-      List<String> live = live(byName, readAt);
+      List<String> live = live(byName);
       liveMembers = live;
       Map<Integer, String> desired = BucketAssignment.assign(terms.buckets(), live);
       assignment = desired;
@@ -213,9 +213,9 @@ public final class BucketOwnership {
             keepOrLet(b, lease, holder, wanted);
             return null;
           });
-        } else if (mayTake && identity.equals(wanted) && isFree(lease, holder, readAt)) {
+        } else if (mayTake && identity.equals(wanted) && isFree(lease, holder)) {
           writes.add(() -> {
-            take(b, lease, holder, readAt);
+            take(b, lease, holder);
             return null;
           });
         }
@@ -256,7 +256,7 @@ public final class BucketOwnership {
     return seen != null && now - seen.since() >= leaseDuration.toNanos();
   }
 
-  private List<String> live(Map<String, V1Lease> byName, long readAt) {
+  private List<String> live(Map<String, V1Lease> byName) {
     TreeSet<String> live = new TreeSet<>();
     live.add(identity);
     long now = System.nanoTime();
@@ -268,7 +268,7 @@ public final class BucketOwnership {
     return List.copyOf(live);
   }
 
-  private boolean isFree(V1Lease lease, String holder, long readAt) {
+  private boolean isFree(V1Lease lease, String holder) {
     return lease == null || holder.isEmpty() || holder.equals(identity)
         || expired(lease.getMetadata().getName(), System.nanoTime());
   }
@@ -323,7 +323,7 @@ public final class BucketOwnership {
     }
   }
 
-  private void take(int bucket, V1Lease lease, String holder, long readAt) {
+  private void take(int bucket, V1Lease lease, String holder) {
     LeaseTerm term = terms.termToGrant(bucket);
     long sentAt = term.now();
     try {

@@ -10,6 +10,7 @@ import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.models.V1Lease;
 import io.kubernetes.client.openapi.models.V1Namespace;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.steward.operator.bench.ProcStats;
 import io.steward.operator.runtime.BucketHash;
 import io.steward.operator.support.BucketAudit;
 import io.steward.operator.support.Convergence;
@@ -53,6 +54,7 @@ class ShardingIT {
   private static final String LOCAL_GUARD = System.getProperty("steward.sharding-it.local-guard", "true");
   private static final int BUCKETS = 32;
   private static final Duration LEASE = Duration.ofSeconds(6);
+  private static final Duration QUIET = Duration.ofSeconds(10);
   private static final Map<String, String> SHORT_LEASE = Map.of("steward.leader-election.lease-duration", "6s",
       "steward.leader-election.renew-deadline", "4s", "steward.leader-election.retry-period", "1s");
 
@@ -103,8 +105,29 @@ class ShardingIT {
     Duration converged = Convergence.await(webApps, new AppsV1Api(cluster.adminClient()), ns, Set.of(),
         Duration.ofMinutes(FULL ? 15 : 5));
     Map<String, List<Integer>> owned = awaitBalanced(ns);
+    // At rest: nothing to write but the Leases; what that costs.
+    Thread.sleep(2_000);
+    Instant quietFrom = Instant.now();
+    Map<String, Double> cpuBefore = new TreeMap<>();
+    running().forEach(replica -> cpuBefore.put(replica.identity(), ProcStats.cpuSeconds(replica.pid())));
+    Thread.sleep(QUIET.toMillis());
+    Instant quietTo = Instant.now();
+    Map<String, String> idleCpu = new TreeMap<>();
+    running().forEach(replica -> idleCpu.put(replica.identity(), String.format("%.1f %%",
+        100 * (ProcStats.cpuSeconds(replica.pid()) - cpuBefore.get(replica.identity())) / QUIET.toSeconds())));
 
     BucketAudit audit = new BucketAudit(cluster.auditLog(), ns, ns, BUCKETS, LEASE);
+    long quietObjectWrites = audit.objectWrites().stream()
+        .filter(e -> !e.received().isBefore(quietFrom) && e.received().isBefore(quietTo)).count();
+    long quietLeaseWrites = cluster.auditLog().entries(e -> e.fromUserAgentStartingWith("steward/") && e.mutating()
+        && "leases".equals(e.resource()) && ns.equals(e.namespace()) && !e.received().isBefore(quietFrom)
+        && e.received().isBefore(quietTo)).size();
+    REPORT.record(scenario, "at rest: writes to WebApps, Deployments and Services in " + QUIET.toSeconds() + " s",
+        quietObjectWrites);
+    REPORT.record(scenario, "at rest: Lease writes per second, all replicas (retry period 1 s)",
+        String.format("%.1f", quietLeaseWrites / (double) QUIET.toSeconds()));
+    REPORT.record(scenario, "at rest: CPU per replica, of one core", idleCpu);
+    assertThat(quietObjectWrites).as("writes to WebApps, Deployments and Services at rest").isZero();
     List<AuditLog.Entry> overlapping = audit.writesOutsideTheirTerm();
     Map<String, Integer> share = new TreeMap<>();
     for (String name : names) {
