@@ -63,7 +63,12 @@ What Steward may do with the WebApps and their Deployments, Services and Events,
 {{- define "steward.managerRules" -}}
 - apiGroups: [steward.io]
   resources: [webapps]
+  {{- if .Values.sharding.enabled }}
+  # patch: sharded mode labels each WebApp with its bucket (metadata.labels only).
+  verbs: [get, list, watch, patch]
+  {{- else }}
   verbs: [get, list, watch]
+  {{- end }}
 - apiGroups: [steward.io]
   resources: [webapps/status]
   verbs: [patch]

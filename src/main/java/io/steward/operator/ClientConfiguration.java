@@ -8,6 +8,7 @@ import io.kubernetes.client.util.credentials.RefreshAuthentication;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.steward.operator.runtime.ApiRequestMetrics;
+import io.steward.operator.runtime.BucketTerms;
 import io.steward.operator.runtime.LeaseTerm;
 import io.steward.operator.runtime.OperatorClients;
 import io.steward.operator.runtime.OperatorIdentity;
@@ -21,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -123,9 +125,13 @@ public class ClientConfiguration {
         : LeaseTerm.unfenced();
   }
 
+  /** Sharded mode judges each write by the term of its bucket ({@link ShardingConfiguration}). */
   @Bean
-  WriteFence writeFence(LeaseTerm term, StewardProperties properties, MeterRegistry registry) {
-    return new WriteFence(term, properties.getFencing().isLocalGuard(), registry);
+  WriteFence writeFence(LeaseTerm term, ObjectProvider<BucketTerms> bucketTerms, StewardProperties properties,
+      MeterRegistry registry) {
+    BucketTerms buckets = bucketTerms.getIfAvailable();
+    return buckets != null ? new WriteFence(buckets, properties.getFencing().isLocalGuard(), registry)
+        : new WriteFence(term, properties.getFencing().isLocalGuard(), registry);
   }
 
   @Bean

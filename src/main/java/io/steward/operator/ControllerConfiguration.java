@@ -6,6 +6,7 @@ import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.models.V1EventSource;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.steward.operator.runtime.BucketGate;
 import io.steward.operator.runtime.ControllerManager;
 import io.steward.operator.runtime.ControllerMetrics;
 import io.steward.operator.runtime.Informers;
@@ -20,6 +21,7 @@ import io.steward.operator.webapp.api.WebApp;
 import io.steward.operator.webapp.reconcile.OwnedObjectSync;
 import io.steward.operator.webapp.reconcile.WebAppController;
 import java.time.Clock;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -34,13 +36,16 @@ public class ControllerConfiguration {
   Informers informers(SharedInformerFactory factory, OperatorClients clients, StewardProperties properties,
       MeterRegistry registry) {
     return new Informers(factory, clients.watches(), properties.getNamespaces(), OwnedObjectSync.FIELD_MANAGER,
-        Informers.LIST_WATCH_GRACE, registry);
+        Informers.LIST_WATCH_GRACE, registry,
+        properties.getSharding().isEnabled() ? properties.getSharding().getBuckets() : 0);
   }
 
   @Bean
   ControllerManager controllerManager(Informers informers, SharedInformerFactory factory, MeterRegistry registry,
-      StewardProperties properties, Tracing tracing) {
-    return new ControllerManager(informers, factory, registry, properties.getWorkers(), tracing);
+      StewardProperties properties, Tracing tracing, ObjectProvider<BucketGate> gate) {
+    ControllerManager manager = new ControllerManager(informers, factory, registry, properties.getWorkers(), tracing);
+    gate.ifAvailable(manager::gateBy);
+    return manager;
   }
 
   @Bean(destroyMethod = "shutdown")
@@ -52,9 +57,10 @@ public class ControllerConfiguration {
 
   @Bean
   ManagedController<WebApp> webAppController(ControllerManager manager, OperatorClients clients,
-      EventBroadcaster events, OperatorIdentity identity) {
+      EventBroadcaster events, OperatorIdentity identity, StewardProperties properties) {
     return WebAppController.setUp(manager, clients.requests(),
-        events.newRecorder(new V1EventSource().component("steward").host(identity.name())), Clock.systemUTC());
+        events.newRecorder(new V1EventSource().component("steward").host(identity.name())), Clock.systemUTC(),
+        properties.getSharding().isEnabled() ? properties.getSharding().getBuckets() : 0);
   }
 
   /** WebApps by phase and stalled ones by reason, counted from the informer cache. */

@@ -1,6 +1,7 @@
 package io.steward.operator;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.steward.operator.runtime.BucketOwnership;
 import io.steward.operator.runtime.Informers;
 import io.steward.operator.runtime.LeaseNamespace;
 import io.steward.operator.runtime.LeaseTerm;
@@ -13,6 +14,7 @@ import io.steward.operator.runtime.StewardProperties;
 import io.steward.operator.runtime.WriteFence;
 import io.steward.operator.webapp.api.WebApp;
 import java.io.IOException;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -43,8 +45,8 @@ public class LifecycleConfiguration {
   @Bean
   OperatorLifecycle operatorLifecycle(Informers informers, ManagedController<WebApp> controller, Leadership leadership,
       StewardProperties properties, OperatorClients clients, LeaseNamespace leaseNamespace, LeaseTerm term,
-      WriteFence fence, ProcessExit exit) {
+      WriteFence fence, ProcessExit exit, ObjectProvider<BucketOwnership> sharding) {
     return new OperatorLifecycle(informers, controller, leadership, properties, clients, leaseNamespace.name(), term,
-        fence, exit);
+        fence, exit, sharding.getIfAvailable());
   }
 }

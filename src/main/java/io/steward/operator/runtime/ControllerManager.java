@@ -37,6 +37,8 @@ public final class ControllerManager {
   private final MeterRegistry registry;
   private final int workers;
   private final Tracing tracing;
+  /** Sharded mode: what lets a request run on this replica; null otherwise. */
+  private volatile BucketGate gate;
   private final Map<WatchedKind<?, ?>, ReadYourWritesCache<?>> caches = new LinkedHashMap<>();
 
   /** @param workers concurrent reconciles, and how many items the work queue holds at once */
@@ -59,6 +61,11 @@ public final class ControllerManager {
 
   private synchronized void dropUnconfirmedWrites() {
     caches.values().forEach(ReadYourWritesCache::dropUnconfirmed);
+  }
+
+  /** Sharded mode: requests run only for this replica's buckets, their writes fenced by each bucket's term. */
+  public void gateBy(BucketGate gate) {
+    this.gate = gate;
   }
 
   public Informers informers() {
@@ -148,14 +155,19 @@ public final class ControllerManager {
       var controller = ControllerBuilder.defaultBuilder(factory)
           .withName(name)
           .withWorkQueue(queue)
-          .withReconciler(new InstrumentedReconciler(reconciler, kind.kind(), metrics, inFlight, tracing,
-              informers.of(kind)::get))
+          .withReconciler(gated(new InstrumentedReconciler(reconciler, kind.kind(), metrics, inFlight, tracing,
+              informers.of(kind)::get)))
           .withWorkerCount(workers)
           .withReadyFunc(informers::hasSynced)
           .withReadyTimeout(READY_TIMEOUT)
           .build();
       return new ManagedController<>(name, controller, queue, metrics, inFlight, informers.of(kind));
     }
+  }
+
+  private Reconciler gated(Reconciler reconciler) {
+    BucketGate current = gate;
+    return current == null ? reconciler : current.around(reconciler);
   }
 
   /**

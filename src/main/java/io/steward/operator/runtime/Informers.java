@@ -9,6 +9,8 @@ import io.kubernetes.client.informer.ListerWatcher;
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.informer.SharedInformerFactory;
+import io.kubernetes.client.informer.cache.Cache;
+import io.kubernetes.client.informer.impl.DefaultSharedIndexInformer;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.models.V1ManagedFieldsEntry;
@@ -26,6 +28,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 /**
@@ -53,6 +59,10 @@ public final class Informers {
   private final Map<WatchedKind<?, ?>, UnaryOperator<KubernetesObject>> transforms = new ConcurrentHashMap<>();
   private volatile boolean started;
   private final MeterRegistry registry;
+  /** Sharded mode: the number of buckets; 0 otherwise. */
+  private final int buckets;
+  private ExecutorService bucketInformers;
+  private ScheduledExecutorService bucketSyncChecks;
 
   /**
    * @param client the client for lists and watches (no read timeout)
@@ -62,6 +72,21 @@ public final class Informers {
    */
   public Informers(SharedInformerFactory primary, ApiClient client, List<String> namespaces, String fieldManager,
       Duration listWatchGrace, MeterRegistry registry) {
+    this(primary, client, namespaces, fieldManager, listWatchGrace, registry, 0);
+  }
+
+  /**
+   * Sharded mode when {@code buckets} is positive: each kind's informers per namespace hold only the
+   * objects not labelled with a bucket yet ({@link BucketHash#LABEL}); the objects of each bucket this
+   * replica owns come from informers of their own ({@link #startBucket}), so a replica caches its share.
+   */
+  public Informers(SharedInformerFactory primary, ApiClient client, List<String> namespaces, String fieldManager,
+      Duration listWatchGrace, MeterRegistry registry, int buckets) {
+    this.buckets = buckets;
+    if (buckets > 0) {
+      bucketInformers = Executors.newCachedThreadPool(Daemons.named("bucket-informer"));
+      bucketSyncChecks = Daemons.scheduler("bucket-informer-sync");
+    }
     this.client = client;
     this.registry = registry;
     this.fieldManager = fieldManager;
@@ -80,20 +105,21 @@ public final class Informers {
 
   private <T extends KubernetesObject, L extends KubernetesListObject> KindInformer<T> register(WatchedKind<T, L> kind) {
     Map<String, SharedIndexInformer<T>> informers = new LinkedHashMap<>();
+    WatchedKind<T, L> unbucketed = buckets > 0 ? kind.alsoSelecting("!" + BucketHash.LABEL) : kind;
     for (Scope scope : scopes) {
       ListWatchHealth check = new ListWatchHealth(kind.plural() + " in " + where(scope.namespace()), listWatchGrace,
           Clock.systemUTC());
       bindMetrics(check);
       SharedIndexInformer<T> informer = scope.factory().sharedIndexInformerFor(
-          recheckingSyncOnWatch(check.listerWatcher(client, kind.listCalls(client, scope.namespace()), kind.type(),
-              kind.listType())), kind.type(), 0, check.exceptionHandler());
+          recheckingSyncOnWatch(check.listerWatcher(client, unbucketed.listCalls(client, scope.namespace()),
+              kind.type(), kind.listType())), kind.type(), 0, check.exceptionHandler());
       informer.setTransform(object -> transformed(kind, keepOnlyOwnManagedFields(object)));
       Gauge.builder("steward_informer_synced", informer, i -> i.hasSynced() ? 1 : 0)
           .description("1 once the informer has completed its first list").tag("informer", check.name())
           .register(registry);
       informers.put(scope.namespace(), informer);
     }
-    KindInformer<T> result = new KindInformer<>(kind.plural(), informers);
+    KindInformer<T> result = new KindInformer<>(kind.plural(), informers, buckets);
     result.addEventHandler(new SyncRecheck<>());
     return result;
   }
@@ -246,6 +272,63 @@ public final class Informers {
         .description("Failed lists and watches of the informer").tag("informer", check.name()).register(registry);
   }
 
+  /**
+   * Sharded mode: starts an informer per kind and namespace scope for the objects labelled with
+   * {@code bucket}; completes once all of them have listed. A no-op for a bucket already started.
+   */
+  public synchronized CompletableFuture<Void> startBucket(int bucket) {
+    for (Map.Entry<WatchedKind<?, ?>, KindInformer<?>> entry : kinds.entrySet()) {
+      startBucket(entry.getKey(), entry.getValue(), bucket);
+    }
+    CompletableFuture<Void> result = new CompletableFuture<>();
+    var check = bucketSyncChecks.scheduleWithFixedDelay(() -> {
+      if (bucketSynced(bucket)) {
+        result.complete(null);
+      }
+    }, 0, 50, TimeUnit.MILLISECONDS);
+    return result.whenComplete((done, failure) -> check.cancel(false));
+  }
+
+  @SuppressWarnings("unchecked")
+  private <T extends KubernetesObject, L extends KubernetesListObject> void startBucket(WatchedKind<?, ?> watched,
+      KindInformer<?> cache, int bucket) {
+    WatchedKind<T, L> kind = (WatchedKind<T, L>) watched;
+    KindInformer<T> kindInformer = (KindInformer<T>) cache;
+    if (kindInformer.hasBucket(bucket)) {
+      return;
+    }
+    WatchedKind<T, L> selected = kind.alsoSelecting(BucketHash.LABEL + "=" + bucket);
+    for (Scope scope : scopes) {
+      ListWatchHealth check = new ListWatchHealth(kind.plural() + " of bucket " + bucket + " in "
+          + where(scope.namespace()), listWatchGrace, Clock.systemUTC());
+      SharedIndexInformer<T> informer = new DefaultSharedIndexInformer<T, L>(kind.type(),
+          check.listerWatcher(client, selected.listCalls(client, scope.namespace()), kind.type(), kind.listType()), 0,
+          new Cache<>(), check.exceptionHandler());
+      informer.setTransform(object -> transformed(kind, keepOnlyOwnManagedFields(object)));
+      kindInformer.addBucket(scope.namespace(), bucket, informer);
+      bucketInformers.submit(informer::run);
+    }
+  }
+
+  /** Sharded mode: stops the informers of {@code bucket}; their objects leave the caches. */
+  public synchronized void stopBucket(int bucket) {
+    for (KindInformer<?> kind : kinds.values()) {
+      stopBucket(kind, bucket);
+    }
+  }
+
+  private static <T extends KubernetesObject> void stopBucket(KindInformer<T> kind, int bucket) {
+    for (SharedIndexInformer<T> informer : kind.removeBucket(bucket)) {
+      informer.stop();
+      kind.forgetAll(informer);
+    }
+  }
+
+  /** Sharded mode: whether every kind's informers of {@code bucket} have completed their first list. */
+  public boolean bucketSynced(int bucket) {
+    return kinds.values().stream().allMatch(kind -> kind.bucketSynced(bucket));
+  }
+
   public List<String> namespaces() {
     return scopes.stream().map(scope -> scope.namespace().equals(ALL_NAMESPACES) ? "*" : scope.namespace()).toList();
   }
@@ -257,5 +340,12 @@ public final class Informers {
 
   public void stop() {
     scopes.forEach(scope -> scope.factory().stopAllRegisteredInformers());
+    if (buckets > 0) {
+      synchronized (this) {
+        kinds.values().forEach(kind -> kind.stopAllBuckets());
+      }
+      bucketInformers.shutdownNow();
+      bucketSyncChecks.shutdownNow();
+    }
   }
 }

@@ -8,19 +8,36 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** The informers of one kind, one per watched namespace (or one for all), read as one cache. */
+/**
+ * The informers of one kind, one per watched namespace (or one for all), read as one cache. In
+ * sharded mode each namespace scope also has one informer per bucket this replica owns, added and
+ * removed as buckets move ({@link Informers#startBucket}); the namespace's own informer then holds
+ * only objects not labelled with a bucket yet.
+ */
 public final class KindInformer<T extends KubernetesObject> implements InformerCache<T> {
   private final String resource;
   private final Map<String, SharedIndexInformer<T>> byNamespace;
   private final Map<String, Lister<T>> listers = new LinkedHashMap<>();
   private final Lister<T> allNamespaces;
   private final AtomicInteger size = new AtomicInteger();
+  /** Sharded mode: namespace scope → bucket → informer of that bucket's objects. */
+  private final Map<String, Map<Integer, SharedIndexInformer<T>>> byBucket = new ConcurrentHashMap<>();
+  private final List<ResourceEventHandler<T>> handlers = new CopyOnWriteArrayList<>();
+  private final int buckets;
 
   KindInformer(String resource, Map<String, SharedIndexInformer<T>> byNamespace) {
+    this(resource, byNamespace, 0);
+  }
+
+  /** @param buckets sharded mode: the number of buckets; 0 otherwise */
+  KindInformer(String resource, Map<String, SharedIndexInformer<T>> byNamespace, int buckets) {
     this.resource = resource;
     this.byNamespace = byNamespace;
+    this.buckets = buckets;
     byNamespace.forEach((namespace, informer) -> listers.put(namespace, new Lister<>(informer.getIndexer())));
     this.allNamespaces = listers.get(Informers.ALL_NAMESPACES);
     addEventHandler(new Counting());
@@ -32,7 +49,16 @@ public final class KindInformer<T extends KubernetesObject> implements InformerC
 
   @Override
   public T get(String namespace, String name) {
-    Lister<T> lister = allNamespaces != null ? allNamespaces : listers.get(namespace);
+    String scope = allNamespaces != null ? Informers.ALL_NAMESPACES : namespace;
+    if (buckets > 0) {
+      SharedIndexInformer<T> bucket = byBucket.getOrDefault(scope, Map.of())
+          .get(BucketHash.bucketOf(namespace, name, buckets));
+      T object = bucket == null ? null : new Lister<>(bucket.getIndexer()).namespace(namespace).get(name);
+      if (object != null) {
+        return object;
+      }
+    }
+    Lister<T> lister = listers.get(scope);
     return lister == null ? null : lister.namespace(namespace).get(name);
   }
 
@@ -40,7 +66,62 @@ public final class KindInformer<T extends KubernetesObject> implements InformerC
   public List<T> list() {
     List<T> all = new ArrayList<>();
     byNamespace.values().forEach(informer -> all.addAll(informer.getIndexer().list()));
+    byBucket.values().forEach(scope -> scope.values().forEach(informer -> all.addAll(informer.getIndexer().list())));
     return all;
+  }
+
+  /** Adds the informer of {@code bucket} in namespace scope {@code scope}, with every handler added so far. */
+  void addBucket(String scope, int bucket, SharedIndexInformer<T> informer) {
+    handlers.forEach(informer::addEventHandler);
+    byBucket.computeIfAbsent(scope, s -> new ConcurrentHashMap<>()).put(bucket, informer);
+  }
+
+  /**
+   * Removes the informers of {@code bucket}: their objects leave this replica's view, so every
+   * handler is told they are gone (finalStateUnknown), which keeps counts and gauges right.
+   */
+  List<SharedIndexInformer<T>> removeBucket(int bucket) {
+    List<SharedIndexInformer<T>> removed = new ArrayList<>();
+    byBucket.values().forEach(scope -> {
+      SharedIndexInformer<T> informer = scope.remove(bucket);
+      if (informer != null) {
+        removed.add(informer);
+      }
+    });
+    return removed;
+  }
+
+  void forgetAll(SharedIndexInformer<T> informer) {
+    for (T object : informer.getIndexer().list()) {
+      handlers.forEach(handler -> handler.onDelete(object, true));
+    }
+  }
+
+  /** Stops every bucket's informer without telling the handlers: the process is stopping. */
+  void stopAllBuckets() {
+    byBucket.values().forEach(scope -> {
+      scope.values().forEach(SharedIndexInformer::stop);
+      scope.clear();
+    });
+  }
+
+  boolean hasBucket(int bucket) {
+    return byBucket.values().stream().anyMatch(scope -> scope.containsKey(bucket));
+  }
+
+  /** Whether the informers of {@code bucket} have completed their first list (false if there are none). */
+  boolean bucketSynced(int bucket) {
+    boolean any = false;
+    for (Map<Integer, SharedIndexInformer<T>> scope : byBucket.values()) {
+      SharedIndexInformer<T> informer = scope.get(bucket);
+      if (informer != null) {
+        any = true;
+        if (!informer.hasSynced()) {
+          return false;
+        }
+      }
+    }
+    return any;
   }
 
   /** How many objects the informers have delivered and not deleted: counted, so a probe copies nothing. */
@@ -50,7 +131,9 @@ public final class KindInformer<T extends KubernetesObject> implements InformerC
 
   /** Informer events for every watched namespace go to {@code handler}. */
   public void addEventHandler(ResourceEventHandler<T> handler) {
+    handlers.add(handler);
     byNamespace.values().forEach(informer -> informer.addEventHandler(handler));
+    byBucket.values().forEach(scope -> scope.values().forEach(informer -> informer.addEventHandler(handler)));
   }
 
   boolean hasSynced() {

@@ -71,6 +71,11 @@ public final class LeaseTerm {
     validUntil.set(NONE);
   }
 
+  /** True once {@link #end} was called: no renewal can grant this term again. */
+  public boolean hasEnded() {
+    return ended;
+  }
+
   /** True while this replica may write. */
   public boolean isValid() {
     if (!fenced) {

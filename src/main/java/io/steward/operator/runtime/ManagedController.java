@@ -2,6 +2,8 @@ package io.steward.operator.runtime;
 
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.extended.controller.Controller;
+import io.kubernetes.client.extended.controller.reconciler.Request;
+import java.util.function.Predicate;
 
 /**
  * A controller as {@link ControllerManager} built it: client-java's controller, its work queue and
@@ -16,5 +18,21 @@ public record ManagedController<P extends KubernetesObject>(String name, Control
    */
   public void resync() {
     reconciled.list().forEach(object -> queue.addLowPriority(ControllerManager.requestFor(object)));
+  }
+
+  /**
+   * Queues every cached object whose request passes {@code which}, at normal priority: what a replica
+   * does with the objects of a bucket it has just taken, whose events it dropped before.
+   */
+  public int requeue(Predicate<Request> which) {
+    int queued = 0;
+    for (P object : reconciled.list()) {
+      Request request = ControllerManager.requestFor(object);
+      if (which.test(request)) {
+        queue.add(request);
+        queued++;
+      }
+    }
+    return queued;
   }
 }

@@ -28,6 +28,9 @@ import org.springframework.context.SmartLifecycle;
  *       abandoned, not awaited, and the process exits non-zero within {@link #EXIT_BOUND}, so the
  *       pod restarts clean. client-java's elector never campaigns again, and a controller whose
  *       queue was shut down cannot restart.
+ *   <li>Sharded mode ({@link BucketOwnership}): no leader; the controller runs on every replica once
+ *       the caches have synced, and works only on the buckets this replica owns. Losing a bucket
+ *       stops its work, not the process. A graceful stop releases every bucket as a hand-over.
  * </ul>
  */
 public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.Listener {
@@ -52,6 +55,7 @@ public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.L
   private volatile boolean lost;
   private volatile Thread controllerThread;
   private volatile LeaderElection election;
+  private final BucketOwnership sharding;
   private final ScheduledExecutorService resync;
   /** Completes when the stop begins: whatever waits for the caches stops waiting then. */
   private final CompletableFuture<Void> stopRequested = new CompletableFuture<>();
@@ -59,6 +63,14 @@ public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.L
   public OperatorLifecycle(Informers informers, ManagedController<?> controller, Leadership leadership,
       StewardProperties properties, OperatorClients clients, String leaseNamespace, LeaseTerm term, WriteFence fence,
       LeadershipLostHandler onLeadershipLost) {
+    this(informers, controller, leadership, properties, clients, leaseNamespace, term, fence, onLeadershipLost, null);
+  }
+
+  /** @param sharding the bucket ownership of sharded mode; null for a single leader (or none) */
+  public OperatorLifecycle(Informers informers, ManagedController<?> controller, Leadership leadership,
+      StewardProperties properties, OperatorClients clients, String leaseNamespace, LeaseTerm term, WriteFence fence,
+      LeadershipLostHandler onLeadershipLost, BucketOwnership sharding) {
+    this.sharding = sharding;
     this.informers = informers;
     this.controller = controller;
     this.resync = Daemons.scheduler(controller.name() + "-resync");
@@ -75,7 +87,12 @@ public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.L
   public synchronized void start() {
     informers.start();
     StewardProperties.LeaderElection settings = properties.getLeaderElection();
-    if (!settings.isEnabled()) {
+    if (sharding != null) {
+      log.info("{} runs sharded: it works on the buckets it owns (Leases in {})", leadership.identity(),
+          leaseNamespace);
+      sharding.start();
+      startController();
+    } else if (!settings.isEnabled()) {
       log.info("Leader election is off: {} reconciles on its own", leadership.identity());
       startedLeading();
     } else {
@@ -95,8 +112,8 @@ public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.L
    */
   private void resyncAll() {
     log.debug("Resync: leading={}, {} objects cached", leadership.isLeading(), controller.reconciled().size());
-    if (leadership.isLeading() && !stopping) {
-      controller.resync();
+    if ((leadership.isLeading() || sharding != null) && !stopping) {
+      controller.resync(); // sharded: the gate drops what is not this replica's
     }
   }
 
@@ -184,7 +201,10 @@ public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.L
     stopping = true;
     stopRequested.complete(null);
     resync.shutdownNow();
-    if (lost) {
+    if (sharding != null) {
+      controller.controller().shutdown();
+      sharding.stop(properties.getShutdownTimeout());
+    } else if (lost) {
       election.abandon();
     } else if (election != null) {
       handOver();
@@ -213,8 +233,9 @@ public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.L
     if (!running || stopping || lost) {
       return true; // starting or shutting down is not a reason to be restarted
     }
-    boolean electorAlive = election == null || election.isAlive();
-    boolean controllerAlive = !leadership.isLeading() || (controllerThread != null && controllerThread.isAlive());
+    boolean electorAlive = (election == null || election.isAlive()) && (sharding == null || sharding.isAlive());
+    boolean controllerAlive = (!leadership.isLeading() && sharding == null)
+        || (controllerThread != null && controllerThread.isAlive());
     return electorAlive && controllerAlive;
   }
 

@@ -57,6 +57,9 @@ public class StewardProperties {
   /** How writes are fenced to the leader's term. */
   private final Fencing fencing = new Fencing();
 
+  @Valid
+  private final Sharding sharding = new Sharding();
+
   @AssertTrue(message = "steward.resync-period must be at least 1s (minutes are usual: it is a safety net, not a polling interval)")
   public boolean isResyncPeriodPositive() {
     return resyncPeriod != null && resyncPeriod.compareTo(Duration.ofSeconds(1)) >= 0;
@@ -122,6 +125,27 @@ public class StewardProperties {
     public void setRetryPeriod(Duration retryPeriod) { this.retryPeriod = retryPeriod; }
   }
 
+  /**
+   * Sharded mode: every replica works on its own share of the objects, split into a fixed number of
+   * buckets, each owned through a Lease of its own. Lease timings are the leader election's.
+   */
+  public static class Sharding {
+    /**
+     * Every replica reconciles the WebApps of the buckets it owns, instead of one leader doing all;
+     * uses the leader-election timings.
+     */
+    private boolean enabled = false;
+
+    /** Fixed for the life of a deployment: the bucket of an object is part of its labels. */
+    @Min(1) @Max(1024)
+    private int buckets = 32;
+
+    public boolean isEnabled() { return enabled; }
+    public void setEnabled(boolean enabled) { this.enabled = enabled; }
+    public int getBuckets() { return buckets; }
+    public void setBuckets(int buckets) { this.buckets = buckets; }
+  }
+
   /** How writes are fenced when leader election is on. */
   public static class Fencing {
     /**
@@ -150,4 +174,5 @@ public class StewardProperties {
   public void setShutdownTimeout(Duration shutdownTimeout) { this.shutdownTimeout = shutdownTimeout; }
   public LeaderElection getLeaderElection() { return leaderElection; }
   public Fencing getFencing() { return fencing; }
+  public Sharding getSharding() { return sharding; }
 }

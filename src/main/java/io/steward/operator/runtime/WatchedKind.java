@@ -30,6 +30,12 @@ public record WatchedKind<T extends KubernetesObject, L extends KubernetesListOb
     return group.isEmpty() ? version : group + "/" + version;
   }
 
+  /** The same kind, watching only what also matches {@code requirement} (a label selector term). */
+  public WatchedKind<T, L> alsoSelecting(String requirement) {
+    String combined = labelSelector == null || labelSelector.isEmpty() ? requirement : labelSelector + "," + requirement;
+    return new WatchedKind<>(type, listType, group, version, plural, kind, combined, watchBookmarks);
+  }
+
   /** Whether an owner reference names an object of this kind. */
   public boolean isKindOf(String referenceApiVersion, String referenceKind) {
     return kind.equals(referenceKind) && referenceApiVersion != null

@@ -80,7 +80,7 @@ public final class DeploymentResource implements OwnedResource<V1Deployment> {
         .apiVersion("apps/v1").kind("Deployment")
         .metadata(new V1ObjectMeta().name(webApp.getMetadata().getName())
             .namespace(webApp.getMetadata().getNamespace())
-            .labels(WebAppLabels.all(webApp))
+            .labels(WebAppLabels.ofOwned(webApp))
             .ownerReferences(List.of(OwnedResource.controllerReference(webApp))))
         .spec(new V1DeploymentSpec()
             .replicas(spec.replicasOrDefault())

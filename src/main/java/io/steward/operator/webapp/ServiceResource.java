@@ -41,7 +41,7 @@ public final class ServiceResource implements OwnedResource<V1Service> {
         .apiVersion("v1").kind("Service")
         .metadata(new V1ObjectMeta().name(webApp.getMetadata().getName())
             .namespace(webApp.getMetadata().getNamespace())
-            .labels(WebAppLabels.all(webApp))
+            .labels(WebAppLabels.ofOwned(webApp))
             .ownerReferences(List.of(OwnedResource.controllerReference(webApp))))
         .spec(new V1ServiceSpec()
             .type(spec.serviceTypeOrDefault().name())

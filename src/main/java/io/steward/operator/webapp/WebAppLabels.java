@@ -1,5 +1,6 @@
 package io.steward.operator.webapp;
 
+import io.steward.operator.runtime.BucketHash;
 import io.steward.operator.webapp.api.WebApp;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -26,6 +27,20 @@ public final class WebAppLabels {
   public static Map<String, String> all(WebApp webApp) {
     Map<String, String> labels = selector(webApp);
     labels.put(MANAGED_BY, STEWARD);
+    return labels;
+  }
+
+  /**
+   * The labels of a Deployment or Service Steward owns: {@link #all}, plus the WebApp's bucket in
+   * sharded mode, so the object goes with its WebApp to whoever owns the bucket and the server-side
+   * fence knows whose it is. Not on the pod template: a label change there would roll the pods.
+   */
+  public static Map<String, String> ofOwned(WebApp webApp) {
+    Map<String, String> labels = all(webApp);
+    Map<String, String> own = webApp.getMetadata().getLabels();
+    if (own != null && own.containsKey(BucketHash.LABEL)) {
+      labels.put(BucketHash.LABEL, own.get(BucketHash.LABEL));
+    }
     return labels;
   }
 

@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /** A process's resident memory and CPU time from Linux's /proc, as `ps` and `top` see them. */
-final class ProcStats {
+public final class ProcStats {
   private static final long TICKS_PER_SECOND = clockTicks();
 
   private ProcStats() {}
@@ -27,7 +27,7 @@ final class ProcStats {
   }
 
   /** User plus system CPU time in seconds (utime + stime of /proc/<pid>/stat), or NaN when gone. */
-  static double cpuSeconds(long pid) {
+  public static double cpuSeconds(long pid) {
     try {
       String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
       // Fields after the command name, which is in parentheses and may contain spaces.

@@ -222,6 +222,42 @@ class HelmChartTest {
   }
 
   @Test
+  void shardingFencesEachWriteByTheLeaseOfItsBucketAndGrantsWhatItNeeds() {
+    Manifests out = StewardChart.template("ops", "operators", Map.of("sharding", Map.of("enabled", true, "buckets", 16),
+        "serviceAccount", Map.of("name", "steward-sa")));
+    assertThat(out.where(o -> Manifests.name(o).contains("leader-fence"))).as("no leader Lease to fence by").isEmpty();
+    Map<String, Object> policy = out.single("ValidatingAdmissionPolicy", "bucket-fence");
+    assertThat(value(policy, "spec", "failurePolicy")).isEqualTo("Ignore");
+    assertThat(list(policy, "spec", "matchConditions")).singleElement().satisfies(c -> assertThat(c.get("expression"))
+        .isEqualTo("request.userInfo.username.split(':') == ['system', 'serviceaccount', 'operators', 'steward-sa']"));
+    assertThat(list(policy, "spec", "validations")).singleElement().satisfies(v -> assertThat((String) v.get("expression"))
+        .contains("variables.objectBucket != variables.leaseBucket", "variables.pod == variables.holder"));
+    assertThat(list(policy, "spec", "variables")).extracting(v -> (String) v.get("expression"))
+        .anySatisfy(e -> assertThat(e).contains("oldObject"))
+        .anySatisfy(e -> assertThat(e).contains("variables.subject.metadata.labels['steward.io/bucket']"));
+    Map<String, Object> binding = out.single("ValidatingAdmissionPolicyBinding", "bucket-fence");
+    assertThat(map(binding, "spec", "paramRef")).isEqualTo(Map.of("namespace", "operators",
+        "selector", Map.of("matchLabels", Map.of("steward.io/shard-lease", "bucket")), "parameterNotFoundAction", "Allow"));
+
+    Map<String, Object> container = single(list(out.single("Deployment"), "spec", "template", "spec", "containers"));
+    assertThat(env(container).get("STEWARD_SHARDING_ENABLED")).isEqualTo("true");
+    assertThat(env(container).get("STEWARD_SHARDING_BUCKETS")).isEqualTo("16");
+    Map<String, Object> leases = out.single("Role", "leader-election");
+    assertThat(list(leases, "rules")).anySatisfy(rule -> {
+      assertThat(rule).doesNotContainKey("resourceNames");
+      assertThat(String.valueOf(rule.get("verbs"))).contains("update", "list");
+    });
+    assertThat(list(out.single("ClusterRole", "manager"), "rules"))
+        .anySatisfy(rule -> assertThat(rule.get("resources") + " " + rule.get("verbs"))
+            .isEqualTo("[webapps] [get, list, watch, patch]"));
+
+    Manifests unsharded = StewardChart.template("ops", "operators", Map.of());
+    assertThat(unsharded.where(o -> Manifests.name(o).contains("bucket-fence"))).isEmpty();
+    assertThat(list(unsharded.single("ClusterRole", "manager"), "rules"))
+        .anySatisfy(rule -> assertThat(rule.get("resources") + " " + rule.get("verbs")).isEqualTo("[webapps] [get, list, watch]"));
+  }
+
+  @Test
   void fenceAndLeaseFlowControlNeedLeaderElectionAndCanBeTurnedOff() {
     Manifests single = StewardChart.template("steward", NS, Map.of("replicaCount", 1, "leaderElection", Map.of("enabled", false)));
     assertThat(single.kinds()).doesNotContain("FlowSchema", "PriorityLevelConfiguration");

@@ -76,13 +76,7 @@ class FencingIT {
 
   @AfterEach
   void stopAll() {
-    processes.forEach(p -> {
-      if (p.isRunning()) {
-        signal(p, "CONT");
-      }
-      p.close();
-    });
-    processes.clear();
+    closeAll(processes);
     proxies.forEach(FaultProxy::close);
     proxies.clear();
   }
@@ -484,6 +478,17 @@ class FencingIT {
     } catch (ApiException e) {
       return null;
     }
+  }
+
+  /** Stops every replica gracefully, resuming a frozen one first, and forgets them. */
+  static void closeAll(List<OperatorProcess> processes) {
+    processes.forEach(p -> {
+      if (p.isRunning()) {
+        signal(p, "CONT");
+      }
+      p.close();
+    });
+    processes.clear();
   }
 
   /** A real signal to the operator's JVM: STOP freezes it as a long GC pause or a frozen VM would. */

@@ -78,18 +78,7 @@ class WriteFenceTest {
 
   @Test
   void aHandOverWaitsForTheWriteOnItsWayAndNothingPassesAfterTheTermEnds() throws Exception {
-    java.util.concurrent.CountDownLatch arrived = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.CountDownLatch answer = new java.util.concurrent.CountDownLatch(1);
-    server.createContext("/slow", exchange -> {
-      arrived.countDown();
-      try {
-        answer.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      exchange.sendResponseHeaders(200, -1);
-      exchange.close();
-    });
+    LoopbackHttp.HeldPath slow = new LoopbackHttp.HeldPath(server, "/slow");
     term.renewed(term.now());
     Thread writer = new Thread(() -> {
       try {
@@ -99,12 +88,12 @@ class WriteFenceTest {
       }
     });
     writer.start();
-    arrived.await();
+    slow.awaitArrival();
     term.end();
     assertThat(fence.awaitWritesAnswered(Duration.ofMillis(200))).as("a write is still unanswered").isFalse();
     assertThatThrownBy(() -> send("PUT", "/apis/apps/v1/namespaces/a/deployments/x"))
         .isInstanceOf(WriteFence.FencedWriteException.class);
-    answer.countDown();
+    slow.answer();
     assertThat(fence.awaitWritesAnswered(Duration.ofSeconds(5))).isTrue();
     writer.join();
   }

@@ -27,10 +27,12 @@ public final class AuditLog {
 
   /**
    * One completed request. {@code subresource} is empty for the main resource; {@code message} is the
-   * server's message for a failed one.
+   * server's message for a failed one; {@code leaseHolder} is the holder a Lease write names (empty
+   * for a release or for anything but a Lease write).
    */
   public record Entry(Instant received, String verb, String user, String userAgent, String apiGroup,
-      String resource, String subresource, String namespace, String name, int code, String message) {
+      String resource, String subresource, String namespace, String name, int code, String message,
+      String leaseHolder) {
 
     public boolean mutating() {
       return MUTATING.contains(verb);
@@ -109,7 +111,16 @@ public final class AuditLog {
     return new Entry(Instant.parse(text(event, "requestReceivedTimestamp")), text(event, "verb"),
         text(user, "username"), text(event, "userAgent"), text(ref, "apiGroup"), text(ref, "resource"),
         text(ref, "subresource"), text(ref, "namespace"), text(ref, "name"),
-        status.has("code") ? status.get("code").getAsInt() : 0, text(status, "message"));
+        status.has("code") ? status.get("code").getAsInt() : 0, text(status, "message"), leaseHolder(event));
+  }
+
+  private static String leaseHolder(JsonObject event) {
+    if (!event.has("requestObject") || !event.get("requestObject").isJsonObject()) {
+      return "";
+    }
+    JsonObject request = event.getAsJsonObject("requestObject");
+    return request.has("spec") && request.get("spec").isJsonObject()
+        ? text(request.getAsJsonObject("spec"), "holderIdentity") : "";
   }
 
   private static String text(JsonObject object, String field) {

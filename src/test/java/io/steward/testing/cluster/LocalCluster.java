@@ -350,6 +350,10 @@ public final class LocalCluster implements AutoCloseable {
             verbs: ["watch"]
           - level: None
             nonResourceURLs: ["*"]
+          # Lease writes with their body: who a write names as holder, or that it releases.
+          - level: Request
+            verbs: ["create", "update", "patch"]
+            resources: [{group: "coordination.k8s.io", resources: ["leases"]}]
           - level: Metadata
         """;
     return write(dir.resolve("audit-policy.yaml"), policy);

@@ -49,12 +49,21 @@ public final class WebAppController {
    */
   public static ManagedController<WebApp> setUp(ControllerManager manager, ApiClient client, EventRecorder events,
       Clock clock) {
+    return setUp(manager, client, events, clock, 0);
+  }
+
+  /**
+   * As above, in sharded mode when {@code buckets} is positive: each pass first labels its WebApp with
+   * the WebApp's bucket, and the Deployment and Service carry the label from the WebApp.
+   */
+  public static ManagedController<WebApp> setUp(ControllerManager manager, ApiClient client, EventRecorder events,
+      Clock clock, int buckets) {
     manager.informers().transformBeforeCaching(DEPLOYMENTS,
         new SharedSpecStrings(manager.informers().of(WEBAPPS), WEBAPPS));
     return manager.newController(NAME, WEBAPPS, ControllerManager.generationChanged())
         .owns(DEPLOYMENTS)
         .owns(SERVICES)
-        .complete(reconciler(manager.cache(WEBAPPS), manager, client, events, clock));
+        .complete(reconciler(manager.cache(WEBAPPS), manager, client, events, clock, buckets));
   }
 
   /**
@@ -63,11 +72,16 @@ public final class WebAppController {
    */
   public static WebAppReconciler reconciler(ReadYourWritesCache<WebApp> webApps, ControllerManager manager,
       ApiClient client, EventRecorder events, Clock clock) {
+    return reconciler(webApps, manager, client, events, clock, 0);
+  }
+
+  static WebAppReconciler reconciler(ReadYourWritesCache<WebApp> webApps, ControllerManager manager,
+      ApiClient client, EventRecorder events, Clock clock, int buckets) {
     var json = client.getJSON().getGson();
     var deployments = new OwnedObjectSync<>(new DeploymentResource(), DEPLOYMENTS.api(client),
         manager.cache(DEPLOYMENTS), json);
     var services = new OwnedObjectSync<>(new ServiceResource(), SERVICES.api(client), manager.cache(SERVICES), json);
     return new WebAppReconciler(webApps, deployments, services, new WebAppStatusWriter(client, webApps),
-        new WebAppEvents(events), clock);
+        new WebAppEvents(events), clock, buckets == 0 ? null : new WebAppBucketLabel(buckets, WEBAPPS.api(client), webApps));
   }
 }

@@ -57,10 +57,18 @@ public final class WebAppReconciler implements Reconciler {
   private final WebAppStatusWriter statusWriter;
   private final WebAppEvents events;
   private final Clock clock;
+  private final WebAppBucketLabel bucketLabel;
 
   public WebAppReconciler(InformerCache<WebApp> webApps, OwnedObjectSync<V1Deployment, V1DeploymentList> deployments,
       OwnedObjectSync<V1Service, V1ServiceList> services, WebAppStatusWriter statusWriter, WebAppEvents events,
       Clock clock) {
+    this(webApps, deployments, services, statusWriter, events, clock, null);
+  }
+
+  WebAppReconciler(InformerCache<WebApp> webApps, OwnedObjectSync<V1Deployment, V1DeploymentList> deployments,
+      OwnedObjectSync<V1Service, V1ServiceList> services, WebAppStatusWriter statusWriter, WebAppEvents events,
+      Clock clock, WebAppBucketLabel bucketLabel) {
+    this.bucketLabel = bucketLabel;
     this.webApps = webApps;
     this.deployments = deployments;
     this.services = services;
@@ -76,6 +84,9 @@ public final class WebAppReconciler implements Reconciler {
       return DONE; // owned objects go with it, by garbage collection
     }
     try {
+      if (bucketLabel != null) {
+        webApp = bucketLabel.ensure(webApp);
+      }
       Problem refusedSpec = refusedSpecOfThisGeneration(webApp);
       Observation observation = webApp.getSpec().isPaused() ? observe(webApp, null)
           : refusedSpec != null ? observe(webApp, refusedSpec) : converge(webApp);

@@ -1,0 +1,81 @@
+package io.steward.operator;
+
+import io.kubernetes.client.extended.event.EventType;
+import io.kubernetes.client.extended.event.legacy.EventBroadcaster;
+import io.kubernetes.client.openapi.apis.CoordinationV1Api;
+import io.kubernetes.client.openapi.models.V1EventSource;
+import io.kubernetes.client.openapi.models.V1Lease;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.steward.operator.runtime.BucketGate;
+import io.steward.operator.runtime.BucketOwnership;
+import io.steward.operator.runtime.BucketTerms;
+import io.steward.operator.runtime.Informers;
+import io.steward.operator.runtime.LeaseNamespace;
+import io.steward.operator.runtime.ManagedController;
+import io.steward.operator.runtime.OperatorClients;
+import io.steward.operator.runtime.OperatorIdentity;
+import io.steward.operator.runtime.ShardsEndpoint;
+import io.steward.operator.runtime.StewardProperties;
+import io.steward.operator.runtime.WriteFence;
+import io.steward.operator.webapp.api.WebApp;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Sharded mode ({@code steward.sharding.enabled=true}): a term per bucket for the write fence, the
+ * bucket Leases, the gate in front of the WebApp reconciler, {@code /actuator/shards}, and what a
+ * bucket move does here: start the bucket's informers and queue its WebApps when it is taken, stop
+ * them when it goes, and record an Event on its Lease.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnProperty(name = "steward.sharding.enabled", havingValue = "true")
+public class ShardingConfiguration {
+
+  @Bean
+  BucketTerms bucketTerms(StewardProperties properties) {
+    StewardProperties.LeaderElection timing = properties.getLeaderElection();
+    return new BucketTerms(properties.getSharding().getBuckets(), timing.getRenewDeadline(), timing.getRetryPeriod());
+  }
+
+  @Bean
+  BucketOwnership bucketOwnership(OperatorClients clients, LeaseNamespace leaseNamespace, OperatorIdentity identity,
+      BucketTerms terms, WriteFence fence, StewardProperties properties, Informers informers, MeterRegistry registry,
+      ObjectProvider<ManagedController<WebApp>> controller, EventBroadcaster events) {
+    StewardProperties.LeaderElection timing = properties.getLeaderElection();
+    var recorder = events.newRecorder(new V1EventSource().component("steward").host(identity.name()));
+    BucketOwnership.Listener listener = (bucket, move, detail) -> {
+      if (move == BucketOwnership.Move.ACQUIRED) {
+        // The bucket's caches first; then everything in it is queued, as its events were dropped before.
+        informers.startBucket(bucket).thenRun(() -> controller.getObject()
+            .requeue(request -> terms.bucketOf(request.getNamespace(), request.getName()) == bucket));
+      } else {
+        informers.stopBucket(bucket);
+      }
+      V1Lease lease = new V1Lease().apiVersion("coordination.k8s.io/v1").kind("Lease")
+          .metadata(new V1ObjectMeta().namespace(leaseNamespace.name()).name("steward-bucket-" + bucket));
+      String reason = switch (move) {
+        case ACQUIRED -> "BucketAcquired";
+        case RELEASED -> "BucketReleased";
+        case LOST -> "BucketLost";
+      };
+      recorder.event(lease, move == BucketOwnership.Move.LOST ? EventType.Warning : EventType.Normal, reason,
+          "Bucket %s %s by %s (%s)", Integer.toString(bucket), move.name().toLowerCase(), identity.name(), detail);
+    };
+    return new BucketOwnership(new CoordinationV1Api(clients.requests()), leaseNamespace.name(), identity.name(),
+        terms, fence, timing.getLeaseDuration(), timing.getRetryPeriod(), properties.getFencing().isLocalGuard(),
+        informers::hasSynced, registry, listener);
+  }
+
+  @Bean
+  BucketGate bucketGate(BucketOwnership ownership, BucketTerms terms, Informers informers) {
+    return new BucketGate(ownership, terms, informers::bucketSynced);
+  }
+
+  @Bean
+  ShardsEndpoint shardsEndpoint(BucketOwnership ownership, BucketTerms terms) {
+    return new ShardsEndpoint(ownership, terms);
+  }
+}

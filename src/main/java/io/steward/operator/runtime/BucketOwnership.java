@@ -1,0 +1,443 @@
+package io.steward.operator.runtime;
+
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.apis.CoordinationV1Api;
+import io.kubernetes.client.openapi.models.V1Lease;
+import io.kubernetes.client.openapi.models.V1LeaseSpec;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sharded mode: which buckets this replica owns, kept in Leases.
+ *
+ * <ul>
+ *   <li><b>Membership:</b> every replica renews a member Lease of its own ({@code steward-member-<identity>}).
+ *       A member is live while its record was seen changing within a lease duration, judged by this
+ *       replica's monotonic clock from the moment it saw the change (as client-go's elector judges
+ *       expiry), never by the writer's timestamps.
+ *   <li><b>Assignment:</b> {@link BucketAssignment} over the live members says who should own each bucket.
+ *   <li><b>Ownership:</b> a Lease per bucket ({@code steward-bucket-<n>}). A replica takes a bucket only when
+ *       it is the desired owner and the Lease is free: absent, released (empty holder) or unchanged for a
+ *       whole lease duration by the monotonic clock. Each write carries the resourceVersion it read, so
+ *       two replicas cannot both take it. Each owned bucket has its own {@link LeaseTerm}, granted from
+ *       the send instant of each successful Lease write.
+ *   <li><b>Hand-over:</b> a bucket whose desired owner is now someone else is released: its work is
+ *       refused from then on ({@link #accepts}), its term ends (writes of passes still running are
+ *       refused: they are abandoned, and the next owner redoes them), the writes already sent are
+ *       awaited, and only then is the Lease's holder emptied.
+ *   <li>Losing a bucket (its term ran out, someone else holds the Lease) only stops its work; the
+ *       process goes on with its other buckets and campaigns again.
+ * </ul>
+ *
+ * One thread runs a round every retry period: one list of the shard Leases, then the writes for each
+ * bucket, sent side by side ({@link #LEASE_WRITERS} at a time): one after another, a replica holding
+ * all 32 buckets on a loaded API server would take longer than a term to renew them all.
+ */
+public final class BucketOwnership {
+  private static final Logger log = LoggerFactory.getLogger(BucketOwnership.class);
+  /** Label on every Lease of sharded mode, {@code member} or {@code bucket}: one list reads them all. */
+  public static final String LEASE_LABEL = "steward.io/shard-lease";
+  static final String MEMBER_PREFIX = "steward-member-";
+  static final String BUCKET_PREFIX = "steward-bucket-";
+  /** Rounds of membership only after start, so that replicas starting together see each other first. */
+  private static final int ROUNDS_BEFORE_TAKING = 2;
+  static final int LEASE_WRITERS = 8;
+
+  /** What a move of a bucket is, for logs, Events and metrics. */
+  public enum Move { ACQUIRED, RELEASED, LOST }
+
+  /** Told of every move of one of this replica's buckets, on the ownership thread. */
+  public interface Listener {
+    void moved(int bucket, Move move, String detail);
+  }
+
+  private record Observed(String resourceVersion, long since) {}
+
+  private final CoordinationV1Api leases;
+  private final String namespace;
+  private final String identity;
+  private final BucketTerms terms;
+  private final WriteFence fence;
+  private final Duration leaseDuration;
+  private final Duration retryPeriod;
+  private final boolean localGuard;
+  private final BooleanSupplier ready;
+  private final Listener listener;
+  private final ScheduledExecutorService thread;
+  private final ExecutorService leaseWriters =
+      Executors.newFixedThreadPool(LEASE_WRITERS, Daemons.named("bucket-lease-writer"));
+  private final AtomicIntegerArray owned;
+  private final Map<String, Observed> observed = new HashMap<>();
+  private final Map<String, Counter> moves = new HashMap<>();
+  private volatile Map<Integer, String> assignment = Map.of();
+  private volatile Map<Integer, String> holders = Map.of();
+  private volatile List<String> liveMembers = List.of();
+  private volatile boolean stopped;
+  private int rounds;
+
+  /**
+   * @param localGuard false only in tests: then {@link #accepts} ignores whether the bucket's term is
+   *     still valid, as a sharded operator without the term guard would
+   * @param ready whether this replica can serve buckets (its caches have synced); it takes none before
+   */
+  public BucketOwnership(CoordinationV1Api leases, String namespace, String identity, BucketTerms terms,
+      WriteFence fence, Duration leaseDuration, Duration retryPeriod, boolean localGuard, BooleanSupplier ready,
+      MeterRegistry registry, Listener listener) {
+    this.leases = leases;
+    this.namespace = namespace;
+    this.identity = identity;
+    this.terms = terms;
+    this.fence = fence;
+    this.leaseDuration = leaseDuration;
+    this.retryPeriod = retryPeriod;
+    this.localGuard = localGuard;
+    this.ready = ready;
+    this.listener = listener;
+    this.owned = new AtomicIntegerArray(terms.buckets());
+    this.thread = Daemons.scheduler("bucket-ownership");
+    for (int bucket = 0; bucket < terms.buckets(); bucket++) {
+      int b = bucket;
+      Gauge.builder("steward_shard_bucket_owned", () -> owned.get(b))
+          .description("1 while this replica owns the bucket").tag("bucket", Integer.toString(b)).register(registry);
+    }
+    Gauge.builder("steward_shard_buckets_owned", this, o -> o.owned().size())
+        .description("Buckets this replica owns").register(registry);
+    Gauge.builder("steward_shard_members_live", this, o -> o.liveMembers.size())
+        .description("Replicas this replica sees live").register(registry);
+    for (Move move : Move.values()) {
+      moves.put(move.name(), Counter.builder("steward_shard_bucket_moves").tag("move", move.name().toLowerCase())
+          .description("Buckets this replica took, released or lost").register(registry));
+    }
+  }
+
+  public void start() {
+    thread.scheduleWithFixedDelay(this::round, 0, retryPeriod.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  public String identity() {
+    return identity;
+  }
+
+  public int buckets() {
+    return terms.buckets();
+  }
+
+  /** Whether a pass for {@code bucket} may start here now: the bucket is this replica's and its term valid. */
+  public boolean accepts(int bucket) {
+    return owned.get(bucket) == 1 && (!localGuard || terms.term(bucket).isValid());
+  }
+
+  public List<Integer> owned() {
+    List<Integer> result = new ArrayList<>();
+    for (int bucket = 0; bucket < owned.length(); bucket++) {
+      if (owned.get(bucket) == 1) {
+        result.add(bucket);
+      }
+    }
+    return result;
+  }
+
+  /** bucket → the live member that should own it, as this replica computed it last. */
+  public Map<Integer, String> assignment() {
+    return assignment;
+  }
+
+  /** bucket → holder of its Lease as last read (empty when released or absent). */
+  public Map<Integer, String> holders() {
+    return holders;
+  }
+
+  public List<String> liveMembers() {
+    return liveMembers;
+  }
+
+  public boolean isAlive() {
+    return stopped || !thread.isShutdown();
+  }
+
+  static String bucketLease(int bucket) {
+    return BUCKET_PREFIX + bucket;
+  }
+
+  private void round() {
+    if (stopped) {
+      return;
+    }
+    try {
+      long readAt = System.nanoTime();
+      Map<String, V1Lease> byName = new HashMap<>();
+      for (V1Lease lease : leases.listNamespacedLease(namespace).labelSelector(LEASE_LABEL).execute().getItems()) {
+        byName.put(lease.getMetadata().getName(), lease);
+      }
+      observe(byName, readAt);
+      renewMembership(byName.get(MEMBER_PREFIX + identity));
+      List<String> live = live(byName);
+      liveMembers = live;
+      Map<Integer, String> desired = BucketAssignment.assign(terms.buckets(), live);
+      assignment = desired;
+      Map<Integer, String> seenHolders = new TreeMap<>();
+      boolean mayTake = ++rounds > ROUNDS_BEFORE_TAKING && ready.getAsBoolean();
+      List<Callable<Void>> writes = new ArrayList<>();
+      for (int bucket = 0; bucket < terms.buckets(); bucket++) {
+        int b = bucket;
+        V1Lease lease = byName.get(bucketLease(bucket));
+        String holder = holder(lease);
+        seenHolders.put(bucket, holder);
+        String wanted = desired.get(bucket);
+        if (owned.get(bucket) == 1) {
+          writes.add(() -> {
+            keepOrLet(b, lease, holder, wanted);
+            return null;
+          });
+        } else if (mayTake && identity.equals(wanted) && isFree(lease, holder)) {
+          writes.add(() -> {
+            take(b, lease, holder);
+            return null;
+          });
+        }
+      }
+      holders = seenHolders;
+      for (Future<Void> done : leaseWriters.invokeAll(writes)) {
+        try {
+          done.get();
+        } catch (ExecutionException e) {
+          log.warn("Bucket Lease write failed: {}", LogSafe.describe(e.getCause()));
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ApiException e) {
+      log.debug("Shard Leases not readable now (HTTP {}); terms run out unless the next round renews them",
+          e.getCode());
+    } catch (RuntimeException e) {
+      log.warn("Bucket ownership round failed: {}", LogSafe.describe(e));
+    }
+  }
+
+  private void observe(Map<String, V1Lease> byName, long readAt) {
+    observed.keySet().retainAll(byName.keySet());
+    byName.forEach((name, lease) -> {
+      Observed before = observed.get(name);
+      String version = lease.getMetadata().getResourceVersion();
+      if (before == null || !Objects.equals(before.resourceVersion(), version)) {
+        // Counted from before the list: the record may have changed just after it was sent.
+        observed.put(name, new Observed(version, readAt));
+      }
+    });
+  }
+
+  /** Whether {@code name}'s record has been seen unchanged for a whole lease duration. */
+  private boolean expired(String name, long now) {
+    Observed seen = observed.get(name);
+    return seen != null && now - seen.since() >= leaseDuration.toNanos();
+  }
+
+  private List<String> live(Map<String, V1Lease> byName) {
+    TreeSet<String> live = new TreeSet<>();
+    live.add(identity);
+    long now = System.nanoTime();
+    byName.forEach((name, lease) -> {
+      if (name.startsWith(MEMBER_PREFIX) && !holder(lease).isEmpty() && !expired(name, now)) {
+        live.add(holder(lease));
+      }
+    });
+    return List.copyOf(live);
+  }
+
+  private boolean isFree(V1Lease lease, String holder) {
+    return lease == null || holder.isEmpty() || holder.equals(identity)
+        || expired(lease.getMetadata().getName(), System.nanoTime());
+  }
+
+  private void renewMembership(V1Lease lease) throws ApiException {
+    String name = MEMBER_PREFIX + identity;
+    if (lease == null) {
+      leases.createNamespacedLease(namespace, newLease(name, "member", null)).execute();
+    } else {
+      lease.getSpec().holderIdentity(identity).renewTime(now())
+          .leaseDurationSeconds((int) leaseDuration.toSeconds());
+      try {
+        leases.replaceNamespacedLease(name, namespace, lease).execute();
+      } catch (ApiException e) {
+        log.debug("Member Lease {} not renewed (HTTP {})", name, e.getCode());
+      }
+    }
+  }
+
+  private V1Lease newLease(String name, String kind, Integer bucket) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(LEASE_LABEL, kind);
+    if (bucket != null) {
+      labels.put(BucketHash.LABEL, Integer.toString(bucket));
+    }
+    OffsetDateTime now = now();
+    return new V1Lease().metadata(new V1ObjectMeta().name(name).namespace(namespace).labels(labels))
+        .spec(new V1LeaseSpec().holderIdentity(identity).acquireTime(now).renewTime(now)
+            .leaseDurationSeconds((int) leaseDuration.toSeconds()).leaseTransitions(0));
+  }
+
+  /** A bucket this replica owns: renew it, hand it over, or notice it is gone. */
+  private void keepOrLet(int bucket, V1Lease lease, String holder, String wanted) {
+    LeaseTerm term = terms.term(bucket);
+    if (!identity.equals(holder)) {
+      lose(bucket, term, holder.isEmpty() ? "its Lease was released or deleted" : "taken by " + holder);
+    } else if (localGuard && !term.isValid()) {
+      // Lapsed (a pause, a slow API server): the gate has been dropping the bucket's requests. Lost
+      // now and, if the Lease is still ours, taken again next round, which queues the bucket anew.
+      lose(bucket, term, "its term ran out before a renewal succeeded");
+    } else if (!identity.equals(wanted)) {
+      release(bucket, term, lease, wanted);
+    } else {
+      long sentAt = term.now();
+      lease.getSpec().renewTime(now());
+      try {
+        leases.replaceNamespacedLease(lease.getMetadata().getName(), namespace, lease).execute();
+        term.renewed(sentAt);
+      } catch (ApiException e) {
+        log.debug("Bucket {} not renewed (HTTP {})", bucket, e.getCode());
+      }
+    }
+  }
+
+  private void take(int bucket, V1Lease lease, String holder) {
+    LeaseTerm term = terms.termToGrant(bucket);
+    long sentAt = term.now();
+    try {
+      if (lease == null) {
+        leases.createNamespacedLease(namespace, newLease(bucketLease(bucket), "bucket", bucket)).execute();
+      } else {
+        V1LeaseSpec spec = lease.getSpec();
+        boolean transition = !identity.equals(holder);
+        spec.holderIdentity(identity).acquireTime(now()).renewTime(now())
+            .leaseDurationSeconds((int) leaseDuration.toSeconds())
+            .leaseTransitions((spec.getLeaseTransitions() == null ? 0 : spec.getLeaseTransitions()) + (transition ? 1 : 0));
+        leases.replaceNamespacedLease(lease.getMetadata().getName(), namespace, lease).execute();
+      }
+    } catch (ApiException e) {
+      log.debug("Bucket {} not taken (HTTP {}): another replica was faster", bucket, e.getCode());
+      return;
+    }
+    term.renewed(sentAt);
+    owned.set(bucket, 1);
+    String from = holder.isEmpty() ? "free" : holder.equals(identity) ? "this replica's own Lease"
+        : "from " + holder + ", whose Lease expired";
+    moved(bucket, Move.ACQUIRED, from);
+  }
+
+  private void lose(int bucket, LeaseTerm term, String why) {
+    owned.set(bucket, 0);
+    term.end();
+    moved(bucket, Move.LOST, why);
+  }
+
+  /**
+   * Stop taking the bucket's work, end its term (what is still running is refused at its next write),
+   * wait for the writes already sent, then empty the Lease's holder. Left to expire instead when the
+   * writes are not answered in time: then nothing is released while something may still land.
+   */
+  private void release(int bucket, LeaseTerm term, V1Lease lease, String to) {
+    owned.set(bucket, 0);
+    term.end();
+    try {
+      if (!fence.awaitWritesAnswered(term, retryPeriod)) {
+        moved(bucket, Move.RELEASED, "for " + to + ", left to expire: writes still unanswered");
+        return;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    lease.getSpec().holderIdentity("").renewTime(now());
+    try {
+      leases.replaceNamespacedLease(lease.getMetadata().getName(), namespace, lease).execute();
+      moved(bucket, Move.RELEASED, "for " + to);
+    } catch (ApiException e) {
+      moved(bucket, Move.RELEASED, "for " + to + ", left to expire: the release failed (HTTP " + e.getCode() + ")");
+    }
+  }
+
+  private void moved(int bucket, Move move, String detail) {
+    moves.get(move.name()).increment();
+    log.info("Bucket {} {} by {} ({})", bucket, move.name().toLowerCase(), identity, detail);
+    try {
+      listener.moved(bucket, move, detail);
+    } catch (RuntimeException e) {
+      log.warn("Bucket {} move not fully reported: {}", bucket, LogSafe.describe(e));
+    }
+  }
+
+  /**
+   * Graceful stop: every bucket is released as in a hand-over (work refused, terms ended, writes
+   * awaited), then the member Lease, so the others re-assign at their next round instead of after
+   * a lease duration.
+   */
+  public void stop(Duration timeout) {
+    stopped = true;
+    thread.shutdown();
+    leaseWriters.shutdown();
+    try {
+      thread.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    List<Integer> mine = owned();
+    mine.forEach(bucket -> {
+      owned.set(bucket, 0);
+      terms.term(bucket).end();
+    });
+    try {
+      if (!fence.awaitWritesAnswered(timeout)) {
+        log.warn("Writes still unanswered after {}; leaving the bucket Leases to expire", timeout);
+        return;
+      }
+      for (V1Lease lease : leases.listNamespacedLease(namespace).labelSelector(LEASE_LABEL).execute().getItems()) {
+        String name = lease.getMetadata().getName();
+        boolean myBucket = name.startsWith(BUCKET_PREFIX) && identity.equals(holder(lease));
+        if (myBucket || name.equals(MEMBER_PREFIX + identity)) {
+          lease.getSpec().holderIdentity("").renewTime(now());
+          leases.replaceNamespacedLease(name, namespace, lease).execute();
+          if (myBucket) {
+            moved(Integer.parseInt(name.substring(BUCKET_PREFIX.length())), Move.RELEASED, "shutting down");
+          }
+        }
+      }
+    } catch (ApiException e) {
+      log.warn("Shard Leases not released (HTTP {}); they expire after {}", e.getCode(), leaseDuration);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static String holder(V1Lease lease) {
+    return lease == null || lease.getSpec() == null || lease.getSpec().getHolderIdentity() == null ? ""
+        : lease.getSpec().getHolderIdentity();
+  }
+
+  private static OffsetDateTime now() {
+    return OffsetDateTime.now(ZoneOffset.UTC);
+  }
+}

@@ -1,0 +1,38 @@
+package io.steward.operator.runtime;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+
+/**
+ * {@code /actuator/shards}: in sharded mode, this replica's buckets and the term left in each, the
+ * live members it sees, and the whole assignment (who should own each bucket, and who holds its
+ * Lease as last read). Answered from what the ownership thread already knows: a probe sends nothing.
+ */
+@Endpoint(id = "shards")
+public final class ShardsEndpoint {
+  private final BucketOwnership ownership;
+  private final BucketTerms terms;
+
+  public ShardsEndpoint(BucketOwnership ownership, BucketTerms terms) {
+    this.ownership = ownership;
+    this.terms = terms;
+  }
+
+  @ReadOperation
+  public Map<String, Object> shards() {
+    Map<String, Object> result = new LinkedHashMap<>();
+    result.put("identity", ownership.identity());
+    result.put("buckets", ownership.buckets());
+    Map<Integer, Long> owned = new TreeMap<>();
+    ownership.owned().forEach(bucket -> owned.put(bucket, terms.term(bucket).remaining().toMillis()));
+    result.put("owned", owned.keySet());
+    result.put("termRemainingMillis", owned);
+    result.put("liveMembers", ownership.liveMembers());
+    result.put("assignment", ownership.assignment());
+    result.put("holders", ownership.holders());
+    return result;
+  }
+}

@@ -1,0 +1,114 @@
+package io.steward.operator.support;
+
+import io.steward.operator.runtime.BucketHash;
+import io.steward.testing.cluster.AuditLog;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Judges sharded mode from the API server's audit log, not from the operators' reports. The bucket
+ * Leases' writes (with the holder each names, logged with their body) give each replica's ownership
+ * terms per bucket: a term runs from a successful Lease write naming the replica until the next
+ * successful write of that Lease, and at most a lease duration past the last one (after that the
+ * Lease has expired and another replica may take it). Every successful write a replica makes to a
+ * WebApp, its status, a Deployment or a Service must fall inside that replica's term of the
+ * object's bucket; anything else is an overlapping write.
+ */
+public final class BucketAudit {
+  private static final Set<String> OWNED = Set.of("webapps", "deployments", "services");
+  private static final String BUCKET_LEASE = "steward-bucket-";
+
+  /** A successful write of a bucket Lease: by whom, naming whom (empty: a release). */
+  public record LeaseWrite(Instant at, int bucket, String writer, String holder) {}
+
+  private final List<AuditLog.Entry> entries;
+  private final String namespace;
+  private final String leaseNamespace;
+  private final int buckets;
+  private final Duration leaseDuration;
+  private final Map<Integer, List<LeaseWrite>> leaseWrites = new HashMap<>();
+
+  public BucketAudit(AuditLog log, String namespace, String leaseNamespace, int buckets, Duration leaseDuration) {
+    this.entries = log.entries(e -> e.fromUserAgentStartingWith("steward/") && e.mutating()
+            && e.code() >= 200 && e.code() < 300).stream()
+        .sorted(Comparator.comparing(AuditLog.Entry::received)).toList();
+    this.namespace = namespace;
+    this.leaseNamespace = leaseNamespace;
+    this.buckets = buckets;
+    this.leaseDuration = leaseDuration;
+    for (AuditLog.Entry e : entries) {
+      if ("leases".equals(e.resource()) && leaseNamespace.equals(e.namespace()) && e.name().startsWith(BUCKET_LEASE)) {
+        int bucket = Integer.parseInt(e.name().substring(BUCKET_LEASE.length()));
+        leaseWrites.computeIfAbsent(bucket, b -> new ArrayList<>())
+            .add(new LeaseWrite(e.received(), bucket, identity(e.userAgent()), e.leaseHolder()));
+      }
+    }
+  }
+
+  private static String identity(String userAgent) {
+    return userAgent.substring("steward/".length());
+  }
+
+  public int bucketOf(String name) {
+    return BucketHash.bucketOf(namespace, name, buckets);
+  }
+
+  /** Successful writes to WebApps, Deployments and Services of the namespace, oldest first. */
+  public List<AuditLog.Entry> objectWrites() {
+    return entries.stream().filter(e -> OWNED.contains(e.resource()) && namespace.equals(e.namespace())).toList();
+  }
+
+  /** Who held {@code bucket} at {@code at} by the Lease writes: empty when no one (released, expired, never taken). */
+  public String holderAt(int bucket, Instant at) {
+    LeaseWrite last = null;
+    for (LeaseWrite write : leaseWrites.getOrDefault(bucket, List.of())) {
+      if (write.at().isAfter(at)) {
+        break;
+      }
+      last = write;
+    }
+    if (last == null || last.holder().isEmpty() || Duration.between(last.at(), at).compareTo(leaseDuration) > 0) {
+      return "";
+    }
+    return last.holder();
+  }
+
+  /** Writes that lie outside their writer's term of the object's bucket. */
+  public List<AuditLog.Entry> writesOutsideTheirTerm() {
+    List<AuditLog.Entry> violations = new ArrayList<>();
+    for (AuditLog.Entry e : objectWrites()) {
+      if (e.name().isEmpty() || !holderAt(bucketOf(e.name()), e.received()).equals(identity(e.userAgent()))) {
+        violations.add(e);
+      }
+    }
+    return violations;
+  }
+
+  /** Object writes by {@code identity} since {@code from}, oldest first. */
+  public List<AuditLog.Entry> writesBy(String identity, Instant from) {
+    return objectWrites().stream().filter(e -> identity(e.userAgent()).equals(identity) && !e.received().isBefore(from))
+        .toList();
+  }
+
+  /** The first successful write of {@code bucket}'s Lease naming someone other than {@code previous}, after {@code from}. */
+  public Optional<LeaseWrite> takeover(int bucket, String previous, Instant from) {
+    return leaseWrites.getOrDefault(bucket, List.of()).stream()
+        .filter(w -> !w.at().isBefore(from) && !w.holder().isEmpty() && !w.holder().equals(previous)).findFirst();
+  }
+
+  /** The first successful object write in {@code bucket} by {@code identity} after {@code from}. */
+  public Optional<AuditLog.Entry> firstWrite(int bucket, String identity, Instant from) {
+    return writesBy(identity, from).stream().filter(e -> bucketOf(e.name()) == bucket).findFirst();
+  }
+
+  public List<LeaseWrite> leaseWrites(int bucket) {
+    return leaseWrites.getOrDefault(bucket, List.of());
+  }
+}
