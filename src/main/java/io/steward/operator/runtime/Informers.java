@@ -113,7 +113,7 @@ public final class Informers {
       SharedIndexInformer<T> informer = scope.factory().sharedIndexInformerFor(
           recheckingSyncOnWatch(check.listerWatcher(client, unbucketed.listCalls(client, scope.namespace()),
               kind.type(), kind.listType())), kind.type(), 0, check.exceptionHandler());
-      informer.setTransform(object -> transformed(kind, keepOnlyOwnManagedFields(object)));
+      informer.setTransform(object -> beforeCaching(kind, object));
       Gauge.builder("steward_informer_synced", informer, i -> i.hasSynced() ? 1 : 0)
           .description("1 once the informer has completed its first list").tag("informer", check.name())
           .register(registry);
@@ -140,9 +140,11 @@ public final class Informers {
     }
   }
 
-  private KubernetesObject transformed(WatchedKind<?, ?> kind, KubernetesObject object) {
+  /** What every informer of {@code kind} applies to an object before caching it, bucket informers too. */
+  private KubernetesObject beforeCaching(WatchedKind<?, ?> kind, KubernetesObject object) {
+    KubernetesObject slimmed = keepOnlyOwnManagedFields(object);
     UnaryOperator<KubernetesObject> transform = transforms.get(kind);
-    return transform == null ? object : transform.apply(object);
+    return transform == null ? slimmed : transform.apply(slimmed);
   }
 
   /**
@@ -304,7 +306,7 @@ public final class Informers {
       SharedIndexInformer<T> informer = new DefaultSharedIndexInformer<T, L>(kind.type(),
           check.listerWatcher(client, selected.listCalls(client, scope.namespace()), kind.type(), kind.listType()), 0,
           new Cache<>(), check.exceptionHandler());
-      informer.setTransform(object -> transformed(kind, keepOnlyOwnManagedFields(object)));
+      informer.setTransform(object -> beforeCaching(kind, object));
       kindInformer.addBucket(scope.namespace(), bucket, informer);
       bucketInformers.submit(informer::run);
     }
