@@ -70,8 +70,9 @@ public class ShardingConfiguration {
   }
 
   @Bean
-  BucketGate bucketGate(BucketOwnership ownership, BucketTerms terms, Informers informers) {
-    return new BucketGate(ownership, terms, informers::bucketSynced);
+  BucketGate bucketGate(BucketOwnership ownership, BucketTerms terms, Informers informers,
+      StewardProperties properties) {
+    return new BucketGate(ownership, terms, informers::bucketSynced, properties.getLeaderElection().getRetryPeriod());
   }
 
   @Bean

@@ -146,6 +146,11 @@ public final class BucketOwnership {
     return terms.buckets();
   }
 
+  /** Whether {@code bucket} is this replica's, whether or not its term is valid right now. */
+  public boolean owns(int bucket) {
+    return owned.get(bucket) == 1;
+  }
+
   /** Whether a pass for {@code bucket} may start here now: the bucket is this replica's and its term valid. */
   public boolean accepts(int bucket) {
     return owned.get(bucket) == 1 && (!localGuard || terms.term(bucket).isValid());
