@@ -20,6 +20,7 @@ import io.steward.testing.cluster.TestNamespace;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -35,7 +36,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * What happens around Steward while it runs, as the chart installs it (its ServiceAccount, RBAC and
  * a replica with a token bound to its pod): its permissions revoked then restored, the WebApp CRD
- * deleted and re-created, a watched namespace deleted and re-created. Each time the problem must be
+ * deleted and re-created, a watched namespace deleted and re-created, its token and the API server's
+ * serving certificate rotated. Each time the problem must be
  * visible within a minute (readiness and {@code steward_informer_failing}), and Steward must apply a
  * change made meanwhile within two minutes of the cause going away, without a restart.
  */
@@ -204,6 +206,42 @@ class LifecycleIT {
         seconds(Duration.between(rotated, refused)));
     REPORT.record(SCENARIO, "token rotated: old token refused to a change applied, s", seconds(applied));
     assertThat(replica.isRunning()).as("the replica after its token was rotated").isTrue();
+    assertThat(replica.pid()).as("the same process").isEqualTo(pid);
+  }
+
+  /**
+   * The API server's serving certificate rotated (a new key from the same CA, the same names), as a
+   * certificate renewal does, then the API server restarted, as a renewal needs for connections
+   * already open to see it: every connection Steward makes from then on is served the new
+   * certificate. A change made after the restart must be applied by the same process, its Lease
+   * kept. A client that pinned the certificate it first saw, instead of trusting the CA, could not
+   * connect again.
+   */
+  @Test
+  @Order(5)
+  void aRotatedServingCertificateIsTrustedWithoutARestart() throws Exception {
+    WebApps webApps = convergedWebApp("cert");
+    long pid = replica.pid();
+    X509Certificate before = cluster.servedCertificate();
+    Instant rotating = Instant.now();
+    X509Certificate rotated = cluster.rotateServingCertificate(Duration.ofMinutes(2));
+    Duration reloaded = Duration.between(rotating, Instant.now());
+    Instant restarting = Instant.now();
+    cluster.apiServer().stop();
+    cluster.restart(cluster.apiServer());
+    Duration restart = Duration.between(restarting, Instant.now());
+    assertThat(cluster.servedCertificate()).as("what a new connection is served after the restart")
+        .isEqualTo(rotated).isNotEqualTo(before);
+    Instant changed = Instant.now();
+    webApps.updateSpec("cert", spec -> spec.withImage("nginx:1.28"));
+    awaitImage("cert", "nginx:1.28", RECOVERS_WITHIN);
+    Duration applied = Duration.between(changed, Instant.now());
+    await().atMost(VISIBLE_WITHIN).until(() -> ready() && informersFailing() == 0);
+    REPORT.record(SCENARIO, "serving certificate rotated: files replaced to served by the API server, s",
+        seconds(reloaded));
+    REPORT.record(SCENARIO, "serving certificate rotated: API server restart, s", seconds(restart));
+    REPORT.record(SCENARIO, "serving certificate rotated: change after the restart to applied, s", seconds(applied));
+    assertThat(replica.isRunning()).as("the replica after the serving certificate was rotated").isTrue();
     assertThat(replica.pid()).as("the same process").isEqualTo(pid);
   }
 

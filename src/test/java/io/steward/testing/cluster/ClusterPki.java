@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
@@ -72,12 +73,7 @@ final class ClusterPki {
       write(pki.caCert, caCertificate);
       write(pki.caKey, ca);
 
-      KeyPair serving = rsa();
-      write(pki.servingCert, sign(serving, ca, "kube-apiserver", false, KeyPurposeId.id_kp_serverAuth,
-          List.of(new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
-              new GeneralName(GeneralName.dNSName, "localhost"),
-              new GeneralName(GeneralName.dNSName, "kubernetes.default.svc"))));
-      write(pki.servingKey, serving.getPrivate());
+      pki.writeServingCertificate(ca, pki.servingKey, pki.servingCert);
 
       KeyPair serviceAccount = rsa();
       write(pki.serviceAccountKey, serviceAccount.getPrivate());
@@ -90,6 +86,46 @@ final class ClusterPki {
     }
   }
 
+  /** A new serving key and certificate for the API server, signed by the cluster's CA; returns the certificate. */
+  private X509Certificate writeServingCertificate(KeyPair ca, Path keyFile, Path certFile)
+      throws GeneralSecurityException, IOException, org.bouncycastle.operator.OperatorCreationException {
+    KeyPair serving = rsa();
+    X509Certificate certificate = sign(serving, ca, "kube-apiserver", false, KeyPurposeId.id_kp_serverAuth,
+        List.of(new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
+            new GeneralName(GeneralName.dNSName, "localhost"),
+            new GeneralName(GeneralName.dNSName, "kubernetes.default.svc")));
+    write(keyFile, serving.getPrivate());
+    write(certFile, certificate);
+    return certificate;
+  }
+
+  /**
+   * Replaces the API server's serving key and certificate with new ones from the same CA, as a
+   * certificate rotation does; the API server reloads the files by itself. Each file is written aside
+   * and moved into place, so the API server never reads half a file.
+   */
+  X509Certificate rotateServingCertificate() {
+    try {
+      Path key = dir.resolve("apiserver.key.new");
+      Path cert = dir.resolve("apiserver.crt.new");
+      X509Certificate certificate = writeServingCertificate(caKeyPair(), key, cert);
+      Files.move(key, servingKey, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      Files.move(cert, servingCert, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      return certificate;
+    } catch (GeneralSecurityException | org.bouncycastle.operator.OperatorCreationException e) {
+      throw new IllegalStateException("could not issue a new serving certificate", e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private KeyPair caKeyPair() throws IOException {
+    try (org.bouncycastle.openssl.PEMParser parser = new org.bouncycastle.openssl.PEMParser(Files.newBufferedReader(caKey))) {
+      return new org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter()
+          .getKeyPair((org.bouncycastle.openssl.PEMKeyPair) parser.readObject());
+    }
+  }
+
   /** A client certificate and key for {@code user} in {@code group}, made once per directory. */
   Path[] clientCertificate(String user, String group) {
     Path cert = dir.resolve(user + ".crt");
@@ -97,9 +133,8 @@ final class ClusterPki {
     if (Files.exists(key)) {
       return new Path[] {cert, key};
     }
-    try (org.bouncycastle.openssl.PEMParser parser = new org.bouncycastle.openssl.PEMParser(Files.newBufferedReader(caKey))) {
-      KeyPair ca = new org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter()
-          .getKeyPair((org.bouncycastle.openssl.PEMKeyPair) parser.readObject());
+    try {
+      KeyPair ca = caKeyPair();
       KeyPair client = rsa();
       write(cert, sign(client, ca, "CN=" + user + ",O=" + group, false, KeyPurposeId.id_kp_clientAuth, List.of()));
       write(key, client.getPrivate());

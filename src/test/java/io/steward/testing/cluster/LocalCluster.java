@@ -23,12 +23,17 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
 
 /**
  * A real Kubernetes control plane on loopback, built from source (see src/test/controlplane).
@@ -206,6 +211,57 @@ public final class LocalCluster implements AutoCloseable {
 
   public Path caCertificate() {
     return pki.caCert;
+  }
+
+  /**
+   * Rotates the API server's serving certificate (a new key, the same CA and names) and waits until
+   * a new connection is served the new one; connections already open keep the old one.
+   */
+  public X509Certificate rotateServingCertificate(Duration within) {
+    X509Certificate rotated = pki.rotateServingCertificate();
+    long deadline = System.nanoTime() + within.toNanos();
+    while (!rotated.equals(servedCertificate())) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException("the API server still serves its old certificate after " + within);
+      }
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for the new serving certificate", e);
+      }
+    }
+    return rotated;
+  }
+
+  /** The certificate a new TLS connection to the API server is served (not verified: only looked at). */
+  public X509Certificate servedCertificate() {
+    try {
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(null, new TrustManager[] {new AcceptAnyServer()}, null);
+      try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", apiPort)) {
+        socket.startHandshake();
+        return (X509Certificate) socket.getSession().getPeerCertificates()[0];
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** For {@link #servedCertificate} only: it reads the certificate and sends nothing over the connection. */
+  private static final class AcceptAnyServer implements X509TrustManager {
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType) {}
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType) {}
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+      return new X509Certificate[0];
+    }
   }
 
   /** A shared admin client for tests. */
