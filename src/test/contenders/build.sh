@@ -5,5 +5,7 @@
 # changed. Used by the benchmark (io.steward.operator.bench.Contenders) on first use.
 set -euo pipefail
 cd "$(dirname "$0")"
-exec bash ../go-tool-build.sh contenders "the benchmark's contenders (client-go, controller-runtime)" \
+source ../go-tool-build.sh contenders "the benchmark's contenders (client-go, controller-runtime)" \
   go.mod go.sum ./*.go build.sh
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$out/contenders.tmp" . >&2
+go_tool_done

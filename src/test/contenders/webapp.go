@@ -41,9 +41,9 @@ type WebAppSpec struct {
 type WebAppStatus struct {
 	Phase              string             `json:"phase,omitempty"`
 	ObservedGeneration int64              `json:"observedGeneration,omitempty"`
-	Replicas           int32              `json:"replicas"`
-	ReadyReplicas      int32              `json:"readyReplicas"`
-	AvailableReplicas  int32              `json:"availableReplicas"`
+	Replicas           *int32             `json:"replicas,omitempty"`
+	ReadyReplicas      *int32             `json:"readyReplicas,omitempty"`
+	AvailableReplicas  *int32             `json:"availableReplicas,omitempty"`
 	Selector           string             `json:"selector,omitempty"`
 	URL                string             `json:"url,omitempty"`
 	Conditions         []metav1.Condition `json:"conditions,omitempty"`
@@ -90,6 +90,13 @@ func (in *WebAppSpec) DeepCopyInto(out *WebAppSpec) {
 
 func (in *WebAppStatus) DeepCopyInto(out *WebAppStatus) {
 	*out = *in
+	for _, field := range []struct{ from, to **int32 }{{&in.Replicas, &out.Replicas},
+		{&in.ReadyReplicas, &out.ReadyReplicas}, {&in.AvailableReplicas, &out.AvailableReplicas}} {
+		if *field.from != nil {
+			value := **field.from
+			*field.to = &value
+		}
+	}
 	if in.Conditions != nil {
 		out.Conditions = make([]metav1.Condition, len(in.Conditions))
 		for i := range in.Conditions {
@@ -263,9 +270,10 @@ func computeStatus(app *WebApp, deployment *appsv1.Deployment, service *corev1.S
 	}
 	set("Stalled", false, "AsExpected", "")
 	status.ObservedGeneration = generation
-	status.Replicas = rollout.Replicas
-	status.ReadyReplicas = rollout.ReadyReplicas
-	status.AvailableReplicas = rollout.AvailableReplicas
+	// Set even when 0, as Steward writes them.
+	status.Replicas = &rollout.Replicas
+	status.ReadyReplicas = &rollout.ReadyReplicas
+	status.AvailableReplicas = &rollout.AvailableReplicas
 	status.Selector = labelName + "=webapp," + labelInstance + "=" + app.Name
 	status.URL = ""
 	if service != nil && len(service.Spec.Ports) > 0 {
