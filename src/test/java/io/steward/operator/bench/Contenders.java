@@ -9,6 +9,7 @@ import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.models.V1Deployment;
 import io.kubernetes.client.openapi.models.V1Service;
 import io.steward.operator.support.GoTool;
+import io.steward.operator.support.OperatorProcess;
 import io.steward.operator.support.WebApps;
 import io.steward.operator.webapp.DeploymentResource;
 import io.steward.operator.webapp.ServiceResource;
@@ -41,19 +42,6 @@ final class Contenders {
   private static final Logger log = LoggerFactory.getLogger(Contenders.class);
   private static final String USER = "steward-contender";
   private static final double MIB = 1024 * 1024;
-  /**
-   * Runs the command and closes it when this JVM's end closes its stdin, so a contender cannot
-   * outlive the benchmark (as OperatorProcess does for the operator's JVM).
-   */
-  private static final String GUARD = """
-      exec 3<&0
-      "$@" </dev/null 3<&- &
-      pid=$!
-      ( cat <&3 >/dev/null; kill -TERM "$pid" 2>/dev/null ) &
-      exec 3<&-
-      wait "$pid"
-      """;
-
   private final StewardBenchmark bench;
   private final BenchSettings settings;
   private final Path logs;
@@ -324,7 +312,10 @@ final class Contenders {
     return out;
   }
 
-  /** A contender process under the guard; CPU and memory are read from the command itself, not the shell. */
+  /**
+   * A contender under {@link OperatorProcess#GUARD}, so it cannot outlive this JVM; CPU and memory are
+   * read from the command itself, not the shell.
+   */
   private static final class GuardedProcess {
     private final Process shell;
     private final Path log;
@@ -336,7 +327,7 @@ final class Contenders {
 
     /** {@code stdout}: where its standard output goes (null: into the log with its standard error). */
     static GuardedProcess start(List<String> command, Path stdout, Path log) throws IOException {
-      List<String> full = new ArrayList<>(List.of("bash", "-c", GUARD, "contender"));
+      List<String> full = new ArrayList<>(List.of("bash", "-c", OperatorProcess.GUARD, "contender"));
       full.addAll(command);
       ProcessBuilder builder = new ProcessBuilder(full).redirectError(log.toFile());
       builder.redirectOutput(stdout == null ? ProcessBuilder.Redirect.appendTo(log.toFile()) : ProcessBuilder.Redirect.to(
