@@ -54,7 +54,7 @@ final class BenchCharts {
     if (r.contenders != null && !r.contenders.goCeiling().isEmpty()) {
       List<Series> series = new ArrayList<>();
       series.add(Series.of("client-go writer (Go ceiling)", r.contenders.goCeiling().stream()
-          .map(g -> new double[] {g.concurrency(), g.webAppsPerSecond()}).toList()));
+          .map(g -> new double[] {g.concurrency(), g.webAppsPerSecond().median()}).toList()));
       List<double[]> java = r.ceiling.stream().filter(c -> !c.withEvents() && c.storedWebApps() == 0)
           .map(c -> new double[] {c.concurrency(), c.webAppsPerSecond().median()}).toList();
       if (!java.isEmpty()) {

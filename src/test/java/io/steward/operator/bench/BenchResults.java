@@ -94,12 +94,13 @@ final class BenchResults {
       List<String> shapeDifferences) {}
 
   /**
-   * One Go ceiling run: {@code webApps} WebApps' writes from {@code concurrency} goroutines; the
-   * writes the API server's audit log counted per WebApp; CPU per WebApp of the writer (its own
-   * rusage), the API server and etcd (/proc); the writer's peak RSS.
+   * The Go ceiling at one concurrency, over its repeats: {@code webApps} WebApps' writes from
+   * {@code concurrency} goroutines; failed requests (all repeats); the writes the API server's audit
+   * log counted per WebApp; CPU per WebApp of the writer (its own rusage), the API server and etcd
+   * (/proc); the writer's peak RSS.
    */
-  record GoCeilingRun(int concurrency, int webApps, double seconds, double webAppsPerSecond, double objectsPerSecond,
-      int failed, double writesPerWebApp, Map<String, Double> cpuMillisPerWebApp, double peakRssMiB) {}
+  record GoCeilingRun(int concurrency, int webApps, int repeats, Figure webAppsPerSecond, Figure objectsPerSecond,
+      int failed, Figure writesPerWebApp, Map<String, Figure> cpuMillisPerWebApp, Figure peakRssMiB) {}
 
   /**
    * One contender converging N WebApps in one scenario (create-at-once or backlog), median over its

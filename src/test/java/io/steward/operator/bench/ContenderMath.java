@@ -102,10 +102,32 @@ final class ContenderMath {
     return runs;
   }
 
-  /** The Go ceiling's best concurrency: the sweep's highest WebApps/s among runs without failures. */
+  /** One run of the Go writer as measured: its line, and what the audit log and /proc said. */
+  record WriterRun(WriterLine line, double writesPerWebApp, Map<String, Double> cpuMillisPerWebApp) {}
+
+  /** The writer's runs, by concurrency in the order first run, each over its repeats. */
+  static List<BenchResults.GoCeilingRun> sweep(List<WriterRun> writerRuns) {
+    Map<Integer, List<WriterRun>> byConcurrency = new LinkedHashMap<>();
+    writerRuns.forEach(r -> byConcurrency.computeIfAbsent(r.line().concurrency(), c -> new ArrayList<>()).add(r));
+    List<BenchResults.GoCeilingRun> sweep = new ArrayList<>();
+    byConcurrency.forEach((concurrency, runs) -> {
+      Map<String, Figure> cpu = new LinkedHashMap<>();
+      runs.get(0).cpuMillisPerWebApp().keySet().forEach(process -> cpu.put(process, Figure.of("ms",
+          runs.stream().map(r -> r.cpuMillisPerWebApp().getOrDefault(process, Double.NaN)).toList())));
+      sweep.add(new BenchResults.GoCeilingRun(concurrency, runs.get(0).line().webApps(), runs.size(),
+          Figure.of("WebApps/s", runs.stream().map(r -> r.line().webAppsPerSecond()).toList()),
+          Figure.of("objects/s", runs.stream().map(r -> 3 * r.line().webAppsPerSecond()).toList()),
+          runs.stream().mapToInt(r -> r.line().failed()).sum(),
+          Figure.of("per WebApp", runs.stream().map(WriterRun::writesPerWebApp).toList()), cpu,
+          Figure.of("MiB", runs.stream().map(r -> r.line().maxRssBytes() / (1024.0 * 1024)).toList())));
+    });
+    return sweep;
+  }
+
+  /** The Go ceiling's best concurrency: the sweep's highest median WebApps/s among those without failures. */
   static BenchResults.GoCeilingRun best(List<BenchResults.GoCeilingRun> sweep) {
-    return sweep.stream().filter(r -> r.failed() == 0 && Double.isFinite(r.webAppsPerSecond()))
-        .max(java.util.Comparator.comparingDouble(BenchResults.GoCeilingRun::webAppsPerSecond)).orElse(null);
+    return sweep.stream().filter(r -> r.failed() == 0 && Double.isFinite(r.webAppsPerSecond().median()))
+        .max(java.util.Comparator.comparingDouble(r -> r.webAppsPerSecond().median())).orElse(null);
   }
 
   /**
@@ -127,7 +149,7 @@ final class ContenderMath {
           && c.n() == cr.n()).findFirst().orElse(null);
       Figure toJava = convergence == null ? Figure.of("", List.of()) : convergence.ratioToCeiling();
       double toGo = convergence == null || goBest == null ? Double.NaN
-          : convergence.webAppsPerSecond().median() / goBest.webAppsPerSecond();
+          : convergence.webAppsPerSecond().median() / goBest.webAppsPerSecond().median();
       double toCr = own == null ? Double.NaN : own.webAppsPerSecond().median() / cr.webAppsPerSecond().median();
       ratios.add(new BenchResults.Ratios(cr.mode(), cr.n(), toJava, Figure.round(toGo), Figure.round(toCr)));
     }

@@ -59,9 +59,27 @@ class ContenderMathTest {
         100 * 1024 * 1024, new RequestCounts(writes * n, 0, 0, 0, 0, 0, 3, writes * n + 3, Map.of()), false);
   }
 
+  static ContenderMath.WriterRun writerRun(int concurrency, double perSecond, int failed) {
+    return new ContenderMath.WriterRun(new ContenderMath.WriterLine(concurrency, 500, 500 / perSecond, failed, 0.25,
+        30L << 20, null), 3, Map.of("writer", 0.5, "kube-apiserver", 4.0));
+  }
+
   static BenchResults.GoCeilingRun go(int concurrency, double perSecond, int failed) {
-    return new BenchResults.GoCeilingRun(concurrency, 500, 500 / perSecond, perSecond, 3 * perSecond, failed, 3,
-        Map.of("writer", 0.5, "kube-apiserver", 4.0), 30);
+    return ContenderMath.sweep(List.of(writerRun(concurrency, perSecond, failed))).get(0);
+  }
+
+  @Test
+  void sweepGroupsTheWritersRepeatsByConcurrency() {
+    List<BenchResults.GoCeilingRun> sweep = ContenderMath.sweep(List.of(writerRun(8, 300, 0), writerRun(16, 400, 0),
+        writerRun(8, 200, 1), writerRun(16, 500, 0)));
+    assertThat(sweep).extracting(BenchResults.GoCeilingRun::concurrency).containsExactly(8, 16);
+    assertThat(sweep.get(0).repeats()).isEqualTo(2);
+    assertThat(sweep.get(0).webAppsPerSecond().median()).isEqualTo(250);
+    assertThat(sweep.get(0).objectsPerSecond().median()).isEqualTo(750);
+    assertThat(sweep.get(0).failed()).isEqualTo(1);
+    assertThat(sweep.get(0).peakRssMiB().median()).isEqualTo(30);
+    assertThat(sweep.get(1).cpuMillisPerWebApp().get("kube-apiserver").median()).isEqualTo(4);
+    assertThat(ContenderMath.best(sweep).concurrency()).as("8 had a failure").isEqualTo(16);
   }
 
   @Test
@@ -126,6 +144,7 @@ class ContenderMathTest {
     ResultsWriter.write(r, dir);
     String md = Files.readString(dir.resolve("results.md"));
     assertThat(md).contains("Go ceiling: client-go writer", "| 400 WebApps/s = 1200 objects/s", "| best |",
+        "kube-apiserver 4 ms",
         "controller-runtime, create-at-once: first converged → all", "× controller-runtime", "**—; —; 0.5**",
         "against what Steward writes for the same WebApp | 0 | 1 | the same |", "ceilings.png");
     assertThat(dir.resolve("ceilings.png")).exists();

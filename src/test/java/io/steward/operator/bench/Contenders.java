@@ -47,7 +47,7 @@ final class Contenders {
   private final Path logs;
   private Path binary;
   private Path kubeconfig;
-  private final List<BenchResults.GoCeilingRun> sweep = new ArrayList<>();
+  private final List<ContenderMath.WriterRun> writerRuns = new ArrayList<>();
   private final List<ContenderMath.Sample> samples = new ArrayList<>();
   private final List<String> shapeDifferences = new ArrayList<>();
   private int started;
@@ -58,18 +58,23 @@ final class Contenders {
     this.logs = settings.output().resolve("contenders");
   }
 
-  /** The Go writer's sweep, then the controller-runtime operator created at once and with a backlog. */
+  /**
+   * Repeated as Steward's runs of the same N are: the Go writer's sweep, then the controller-runtime
+   * operator created at once and with a backlog.
+   */
   void run() throws Exception {
     Files.createDirectories(logs);
     binary = GoTool.build("src/test/contenders/build.sh", "the benchmark's contenders");
     kubeconfig = bench.cluster.kubeconfigFor(USER);
-    for (int concurrency : settings.contenderConcurrencies()) {
-      sweep.add(writer(concurrency, settings.ceilingSize()));
-    }
     int n = settings.contenderSize();
-    if (n > 0) {
-      samples.add(controllerRuntimeCreatedAtOnce(n));
-      samples.add(controllerRuntimeBacklog(n));
+    for (int r = 1; r <= settings.repeatsFor(n); r++) {
+      for (int concurrency : settings.contenderConcurrencies()) {
+        writerRuns.add(writer(concurrency, settings.ceilingSize(), r));
+      }
+      if (n > 0) {
+        samples.add(controllerRuntimeCreatedAtOnce(n, r));
+        samples.add(controllerRuntimeBacklog(n, r));
+      }
     }
   }
 
@@ -79,6 +84,7 @@ final class Contenders {
         .filter(s -> s.n() == settings.contenderSize()).toList());
     all.addAll(samples);
     List<BenchResults.ContenderRun> runs = ContenderMath.summarize(all);
+    List<BenchResults.GoCeilingRun> sweep = ContenderMath.sweep(writerRuns);
     BenchResults.GoCeilingRun best = ContenderMath.best(sweep);
     return new BenchResults.Contenders(sweep, best, runs, ContenderMath.ratios(runs, convergence, best),
         shapeDifferences);
@@ -86,16 +92,16 @@ final class Contenders {
 
   // ---- the Go ceiling -----------------------------------------------------------------------------
 
-  private BenchResults.GoCeilingRun writer(int concurrency, int count) throws Exception {
+  private ContenderMath.WriterRun writer(int concurrency, int count, int repeat) throws Exception {
     String ns = StewardBenchmark.NS_CEILING;
-    bench.createWebApps(ns, StewardBenchmark.names("go-c" + concurrency + "-", count), true);
-    String agent = "steward-contender-writer/c" + concurrency;
+    bench.createWebApps(ns, StewardBenchmark.names("go-c" + concurrency + "-r" + repeat + "-", count), true);
+    String agent = "steward-contender-writer/c" + concurrency + "-r" + repeat;
     long mark = bench.audit.size();
     Map<String, Double> before = bench.controlPlaneCpu();
-    Path out = logs.resolve("writer-c" + concurrency + ".out");
+    Path out = logs.resolve("writer-c" + concurrency + "-r" + repeat + ".out");
     GuardedProcess writer = GuardedProcess.start(List.of(binary.toString(), "writer", "--kubeconfig",
         kubeconfig.toString(), "--namespace", ns, "--concurrency", Integer.toString(concurrency), "--user-agent", agent),
-        out, logs.resolve("writer-c" + concurrency + ".log"));
+        out, logs.resolve("writer-c" + concurrency + "-r" + repeat + ".log"));
     int code = writer.waitFor(TimeUnit.MINUTES.toSeconds(10));
     Map<String, Double> after = bench.controlPlaneCpu();
     if (code != 0) {
@@ -108,24 +114,22 @@ final class Contenders {
       bench.results.notes.add("Go writer at " + concurrency + " goroutines: " + line.failed() + " failed requests, first: "
           + line.firstError());
     }
-    if (sweep.isEmpty()) {
+    if (writerRuns.isEmpty()) {
       checkShape("client-go writer", ns, first(ns));
     }
     bench.cleanup(ns);
-    BenchResults.GoCeilingRun run = new BenchResults.GoCeilingRun(concurrency, line.webApps(),
-        Figure.round(line.seconds()), Figure.round(line.webAppsPerSecond()),
-        Figure.round(3 * line.webAppsPerSecond()), line.failed(), Figure.round(requests.ownedWritesPer(line.webApps())),
-        rounded(ContenderMath.cpuMillisPerWebApp(before, after, line.webApps())),
-        Figure.round(line.maxRssBytes() / MIB));
-    log.info("Go writer, {} goroutines, {} WebApps: {} WebApps/s, {} writes/WebApp, CPU ms/WebApp {}", concurrency,
-        line.webApps(), run.webAppsPerSecond(), run.writesPerWebApp(), run.cpuMillisPerWebApp());
+    ContenderMath.WriterRun run = new ContenderMath.WriterRun(line, requests.ownedWritesPer(line.webApps()),
+        ContenderMath.cpuMillisPerWebApp(before, after, line.webApps()));
+    log.info("Go writer, {} goroutines, {} WebApps, #{}: {} WebApps/s, {} writes/WebApp, CPU ms/WebApp {}",
+        concurrency, line.webApps(), repeat, Figure.format(line.webAppsPerSecond()),
+        Figure.format(run.writesPerWebApp()), rounded(run.cpuMillisPerWebApp()));
     return run;
   }
 
   // ---- the controller-runtime operator ------------------------------------------------------------
 
-  private ContenderMath.Sample controllerRuntimeCreatedAtOnce(int n) throws Exception {
-    String id = "cr-n" + n + "-at-once";
+  private ContenderMath.Sample controllerRuntimeCreatedAtOnce(int n, int repeat) throws Exception {
+    String id = "cr-n" + n + "-at-once-r" + repeat;
     GuardedProcess operator = startOperator(id);
     try {
       awaitLeading(operator, id);
@@ -135,14 +139,14 @@ final class Contenders {
       List<String> names = StewardBenchmark.names(id + "-", n);
       long t0 = System.nanoTime();
       bench.createWebApps(StewardBenchmark.NS_RUN, names, true);
-      return finish(id, "create-at-once", n, names, t0, t0, operator, mark, before);
+      return finish(id, "create-at-once", n, repeat, names, t0, t0, operator, mark, before);
     } finally {
       stop(operator);
     }
   }
 
-  private ContenderMath.Sample controllerRuntimeBacklog(int n) throws Exception {
-    String id = "cr-n" + n + "-backlog";
+  private ContenderMath.Sample controllerRuntimeBacklog(int n, int repeat) throws Exception {
+    String id = "cr-n" + n + "-backlog-r" + repeat;
     List<String> names = StewardBenchmark.names(id + "-", n);
     bench.createWebApps(StewardBenchmark.NS_RUN, names, true);
     long mark = bench.audit.size();
@@ -151,7 +155,7 @@ final class Contenders {
     GuardedProcess operator = startOperator(id);
     try {
       long leading = awaitLeading(operator, id);
-      return finish(id, "backlog", n, names, spawned, leading, operator, mark, before);
+      return finish(id, "backlog", n, repeat, names, spawned, leading, operator, mark, before);
     } finally {
       stop(operator);
     }
@@ -162,16 +166,17 @@ final class Contenders {
    * {@code start}: when the operator was started (backlog) or the first create (created at once);
    * {@code curveStart}: where its curve starts, as Steward's (readiness and leadership for a backlog).
    */
-  private ContenderMath.Sample finish(String id, String mode, int n, List<String> names, long start, long curveStart,
+  private ContenderMath.Sample finish(String id, String mode, int n, int repeat, List<String> names, long start,
+      long curveStart,
       GuardedProcess operator, long mark, Map<String, Double> before) throws Exception {
     String agent = agent(id);
     long done = bench.observer.awaitConverged(StewardBenchmark.NS_RUN, n, StewardBenchmark.convergeTimeout(n));
     boolean timedOut = done < 0;
     if (timedOut) {
-      bench.results.notes.add("controller-runtime " + mode + " N=" + n + " timed out with "
+      bench.results.notes.add("controller-runtime " + mode + " N=" + n + " #" + repeat + " timed out with "
           + bench.observer.convergedIn(StewardBenchmark.NS_RUN) + " converged");
     }
-    bench.results.curves.add(new BenchResults.Curve("controller-runtime, " + mode, n, 1, Double.NaN,
+    bench.results.curves.add(new BenchResults.Curve("controller-runtime, " + mode, n, repeat, Double.NaN,
         bench.curve(names, curveStart)));
     settle(agent, mark);
     Map<String, Double> after = bench.controlPlaneCpu();
@@ -181,18 +186,18 @@ final class Contenders {
     }
     double peak = operator.peakRssBytes();
     RequestCounts requests = requestsBy(agent, mark);
-    if (mode.equals("create-at-once")) {
+    if (mode.equals("create-at-once") && repeat == 1) {
       checkShape("controller-runtime", StewardBenchmark.NS_RUN, first(StewardBenchmark.NS_RUN));
     }
     ContenderMath.Span span = bench.span(names);
     ContenderMath.Sample sample = new ContenderMath.Sample(ContenderMath.CONTROLLER_RUNTIME, mode, n, span,
         span.count() == 0 ? Double.NaN : (span.first() - start) / 1e9, ContenderMath.cpuMillisPerWebApp(before, after, n),
         peak, requests, timedOut);
-    log.info("controller-runtime {} N={}: {} s first→all ({} WebApps/s), start→first {} s, {} writes/WebApp, "
-            + "{} GETs, {} conflicts, CPU ms/WebApp {}, peak RSS {} MiB", mode, n, Figure.format(span.seconds()),
+    log.info("controller-runtime {} N={} #{}: {} s first→all ({} WebApps/s), start→first {} s, {} writes/WebApp, "
+            + "{} GETs, {} conflicts, CPU ms/WebApp {}, peak RSS {} MiB", mode, n, repeat, Figure.format(span.seconds()),
         Figure.format(span.webAppsPerSecond()), Figure.format(sample.startToFirstSeconds()),
-        Figure.format(requests.ownedWritesPer(n)), requests.gets(), requests.conflicts(), sample.cpuMillisPerWebApp(),
-        Figure.format(peak / MIB));
+        Figure.format(requests.ownedWritesPer(n)), requests.gets(), requests.conflicts(),
+        rounded(sample.cpuMillisPerWebApp()), Figure.format(peak / MIB));
     bench.cleanup(StewardBenchmark.NS_RUN);
     return sample;
   }

@@ -164,10 +164,10 @@ final class ResultsWriter {
   private static void contenderRows(StringBuilder md, BenchResults.Contenders c) {
     for (BenchResults.GoCeilingRun g : c.goCeiling()) {
       row(md, "8", "Go ceiling: client-go writer (protobuf, no client-side limiter), " + g.concurrency()
-          + " goroutines: Steward's 3 writes per WebApp" + (g.failed() > 0 ? " (" + g.failed() + " failed)" : ""),
-          g.webApps(), 1, Figure.format(g.webAppsPerSecond()) + " WebApps/s = " + Figure.format(g.objectsPerSecond())
-              + " objects/s; " + Figure.format(g.writesPerWebApp()) + " writes/WebApp; CPU ms/WebApp "
-              + millis(g.cpuMillisPerWebApp()) + "; writer peak RSS " + Figure.format(g.peakRssMiB()) + " MiB",
+          + " goroutines: Steward's 3 writes per WebApp; writes counted; CPU per WebApp; writer peak RSS"
+          + (g.failed() > 0 ? " (" + g.failed() + " failed)" : ""), g.webApps(), g.repeats(),
+          g.webAppsPerSecond().text() + " = " + g.objectsPerSecond().text() + "; " + g.writesPerWebApp().text() + "; "
+              + figures(g.cpuMillisPerWebApp()) + "; " + g.peakRssMiB().text(),
           g == c.best() ? "best" : "");
     }
     for (BenchResults.ContenderRun run : c.runs()) {
@@ -175,9 +175,7 @@ final class ResultsWriter {
       row(md, "8", what + ": first converged → all; start (" + (run.mode().equals("backlog") ? "process start"
               : "first create") + ") → first converged", run.n(), run.repeats(), run.firstToAllSeconds().text() + "; "
               + run.webAppsPerSecond().text() + "; " + run.startToFirstConvergedSeconds().text(), "");
-      StringBuilder cpu = new StringBuilder();
-      run.cpuMillisPerWebApp().forEach((process, figure) -> cpu.append(cpu.length() == 0 ? "" : ", ").append(process)
-          .append(" ").append(figure.text()));
+      String cpu = figures(run.cpuMillisPerWebApp());
       row(md, "8", what + ": CPU per WebApp (" + (run.mode().equals("backlog") ? "operator from its start" : "operator")
               + "); operator peak RSS; writes, GETs per WebApp; 409s", run.n(), run.repeats(), cpu + "; "
               + run.peakRssMiB().text() + "; " + run.writesPerWebApp().text() + ", " + run.getsPerWebApp().text() + "; "
@@ -193,10 +191,11 @@ final class ResultsWriter {
         0, 1, c.shapeDifferences().isEmpty() ? "the same" : String.join("; ", c.shapeDifferences()), "the same");
   }
 
-  private static String millis(Map<String, Double> perProcess) {
+  /** "etcd 2 ms, kube-apiserver 14 ms (13–15), ...". */
+  private static String figures(Map<String, Figure> perProcess) {
     StringBuilder text = new StringBuilder();
-    perProcess.forEach((process, ms) -> text.append(text.length() == 0 ? "" : ", ").append(process).append(" ")
-        .append(Figure.format(ms)));
+    perProcess.forEach((process, figure) -> text.append(text.length() == 0 ? "" : ", ").append(process).append(" ")
+        .append(figure.text()));
     return text.toString();
   }
 
