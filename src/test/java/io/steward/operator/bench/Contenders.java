@@ -213,10 +213,10 @@ final class Contenders {
     return "steward-contender/" + id;
   }
 
-  /** Waits for the line the operator prints once it leads and its caches synced; returns when. */
+  /** Waits for the line the operator prints once it leads (its controller starts then); returns when. */
   private static long awaitLeading(GuardedProcess operator, String id) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-    while (!operator.logContains("contenders: leading, caches synced")) {
+    while (!operator.logContains("contenders: leading")) {
       if (!operator.isAlive() || System.nanoTime() > deadline) {
         throw new IllegalStateException("controller-runtime operator " + id + " did not start: " + operator.logTail());
       }
