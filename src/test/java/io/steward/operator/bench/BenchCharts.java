@@ -51,6 +51,20 @@ final class BenchCharts {
       }
     }
 
+    if (r.contenders != null && !r.contenders.goCeiling().isEmpty()) {
+      List<Series> series = new ArrayList<>();
+      series.add(Series.of("client-go writer (Go ceiling)", r.contenders.goCeiling().stream()
+          .map(g -> new double[] {g.concurrency(), g.webAppsPerSecond().median()}).toList()));
+      List<double[]> java = r.ceiling.stream().filter(c -> !c.withEvents() && c.storedWebApps() == 0)
+          .map(c -> new double[] {c.concurrency(), c.webAppsPerSecond().median()}).toList();
+      if (!java.isEmpty()) {
+        series.add(Series.of("client-java (Java ceiling)", java));
+      }
+      Charts.lines(dir.resolve("ceilings.png"), "Steward's writes per WebApp as fast as the API server takes them",
+          "client concurrency", "WebApps/s", series, false);
+      drawn.put("ceilings.png", "the Go and Java ceilings over client concurrency");
+    }
+
     Map<String, List<double[]>> memory = new LinkedHashMap<>();
     for (BenchResults.Memory m : r.memory) {
       if (m.n() == 0) {

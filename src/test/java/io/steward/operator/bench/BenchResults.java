@@ -19,6 +19,8 @@ final class BenchResults {
   List<Startup> startup = new ArrayList<>();
   List<StartupVariant> startupVariants = new ArrayList<>();
   Map<String, Object> controlPlane = new LinkedHashMap<>();
+  /** Steward beside a Go ceiling and a controller-runtime operator (issue 17); null when they were skipped. */
+  Contenders contenders;
   List<String> notes = new ArrayList<>();
   /** Every convergence run's curve, for the pictures ({@link BenchCharts}). */
   List<Curve> curves = new ArrayList<>();
@@ -80,4 +82,37 @@ final class BenchResults {
   /** Start-up with 0 WebApps and other JVM options (added to the chart's), side by side. */
   record StartupVariant(String name, String extraJvmOptions, Figure secondsToReady, Figure jvmReportedSeconds,
       Figure idleRssAfterGcMiB, Figure idleLiveHeapMiB) {}
+
+  /**
+   * The contenders run in the same invocation: {@code goCeiling}, the client-go writer sending exactly
+   * Steward's three objects per WebApp at each concurrency, and {@code best}, its fastest; {@code runs}:
+   * Steward and the controller-runtime operator converging the same N in the same scenarios; {@code ratios}:
+   * Steward's; {@code shapeDifferences}: where the contenders' objects differ from what Steward writes
+   * (should be empty, else the comparison is not of like with like).
+   */
+  record Contenders(List<GoCeilingRun> goCeiling, GoCeilingRun best, List<ContenderRun> runs, List<Ratios> ratios,
+      List<String> shapeDifferences) {}
+
+  /**
+   * The Go ceiling at one concurrency, over its repeats: {@code webApps} WebApps' writes from
+   * {@code concurrency} goroutines; failed requests (all repeats); the writes the API server's audit
+   * log counted per WebApp; CPU per WebApp of the writer (its own rusage), the API server and etcd
+   * (/proc); the writer's peak RSS.
+   */
+  record GoCeilingRun(int concurrency, int webApps, int repeats, Figure webAppsPerSecond, Figure objectsPerSecond,
+      int failed, Figure writesPerWebApp, Map<String, Figure> cpuMillisPerWebApp, Figure peakRssMiB) {}
+
+  /**
+   * One contender converging N WebApps in one scenario (create-at-once or backlog), median over its
+   * repeats: seconds and WebApps/s from its first converged WebApp to the last; from its start (a
+   * backlog: the process start; created at once: the first create) to the first converged; CPU per
+   * WebApp of each process (the operator, kube-apiserver, etcd, total) from /proc; the operator's
+   * peak RSS (VmHWM); writes to Deployments, Services and WebApp status, GETs and 409s per run from the audit log.
+   */
+  record ContenderRun(String contender, String mode, int n, int repeats, Figure firstToAllSeconds,
+      Figure webAppsPerSecond, Figure startToFirstConvergedSeconds, Map<String, Figure> cpuMillisPerWebApp,
+      Figure peakRssMiB, Figure writesPerWebApp, Figure getsPerWebApp, Figure conflicts, int timedOut) {}
+
+  /** Steward's ratios in one scenario; see {@link ContenderMath#ratios}. */
+  record Ratios(String mode, int n, Figure toJavaCeiling, double toGoCeiling, double toControllerRuntime) {}
 }

@@ -40,6 +40,11 @@ import java.util.Map;
  * @param compareJvmOptions option sets, each added to the chart's for one more create-at-once run at
  *     the largest N, to compare memory and throughput side by side (separated by ';' in the property)
  * @param operatorProperties extra steward.* (or other Spring) properties for the operator, for tuning
+ * @param contenders also run the contenders (issue 17): the client-go writer's ceiling and a
+ *     controller-runtime operator ({@code -Dsteward.bench.contenders=false} skips them)
+ * @param contenderSize the N at which the controller-runtime operator converges (created at once and
+ *     backlog) beside Steward's runs of the same N; by default the largest N up to 1000
+ * @param contenderConcurrencies the client-go writer's goroutine counts (its sweep)
  * @param output where results.json and results.md go
  * @param clusterDir the benchmark's own local cluster
  */
@@ -47,7 +52,8 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
     int ceilingSize, List<Integer> ceilingConcurrencies, boolean ceilingWithEvents, int pairedConcurrency,
     int workers, int latencyChanges, int latencyLoad, int startupRepeats, Map<String, List<String>> startupVariants,
     int startupVariantRepeats, String resyncPeriod, int creators, boolean image, List<String> jvmOptions,
-    List<List<String>> compareJvmOptions, Map<String, String> operatorProperties, Path output, Path clusterDir) {
+    List<List<String>> compareJvmOptions, Map<String, String> operatorProperties, boolean contenders,
+    int contenderSize, List<Integer> contenderConcurrencies, Path output, Path clusterDir) {
 
   /**
    * The JVM's own defaults where the chart tunes them (C2 compilation, heap free ratios), added to
@@ -72,8 +78,9 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
       properties.put(pair.substring(0, eq).replaceFirst("^--", ""), pair.substring(eq + 1));
     }
     properties.putIfAbsent("steward.workers", Integer.toString(workers));
+    List<Integer> sizes = integers("steward.bench.sizes", full ? "100,1000,5000" : quick ? "100,1000" : "20");
     return new BenchSettings(mode,
-        integers("steward.bench.sizes", full ? "100,1000,5000" : quick ? "100,1000" : "20"),
+        sizes,
         integers("steward.bench.backlog-sizes", full ? "1000" : quick ? "1000" : "20"),
         integer("steward.bench.repeats", full ? 3 : quick ? 2 : 1),
         integer("steward.bench.repeat-up-to", 1000),
@@ -99,6 +106,9 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
         Arrays.stream(System.getProperty("steward.bench.compare-jvm-options", full ? JVM_DEFAULTS : "").split(";"))
             .map(String::trim).filter(o -> !o.isEmpty()).map(o -> List.of(o.split("\\s+"))).toList(),
         properties,
+        Boolean.parseBoolean(System.getProperty("steward.bench.contenders", "true")),
+        integer("steward.bench.contender-size", Math.min(1000, sizes.stream().mapToInt(Integer::intValue).max().orElse(0))),
+        integers("steward.bench.contender-concurrencies", "8,16,32,64"),
         Path.of(System.getProperty("steward.bench.output", "target/bench")),
         Path.of(System.getProperty("steward.bench.cluster-dir", "target/bench/cluster")));
   }

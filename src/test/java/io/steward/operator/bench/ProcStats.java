@@ -14,9 +14,18 @@ public final class ProcStats {
 
   /** VmRSS in bytes, or -1 when the process is gone. */
   static long rssBytes(long pid) {
+    return statusBytes(pid, "VmRSS:");
+  }
+
+  /** VmHWM (the peak of VmRSS over the process' life) in bytes, or -1 when the process is gone. */
+  static long peakRssBytes(long pid) {
+    return statusBytes(pid, "VmHWM:");
+  }
+
+  private static long statusBytes(long pid, String field) {
     try {
       for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-        if (line.startsWith("VmRSS:")) {
+        if (line.startsWith(field)) {
           return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
         }
       }

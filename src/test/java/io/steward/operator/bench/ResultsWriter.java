@@ -139,6 +139,9 @@ final class ResultsWriter {
           + v.extraJvmOptions() + "`)") + ": to readiness; idle RSS after a full GC", 0, v.secondsToReady().repeats(),
           v.secondsToReady().text() + "; " + v.idleRssAfterGcMiB().text(), "≤ 3 s");
     }
+    if (r.contenders != null) {
+      contenderRows(md, r.contenders);
+    }
     if (!r.controlPlane.isEmpty()) {
       md.append("\nControl plane at the end: ").append(r.controlPlane).append("\n");
     }
@@ -155,6 +158,45 @@ final class ResultsWriter {
       details.forEach(d -> md.append(d).append("\n"));
     }
     return md.toString();
+  }
+
+  /** Section 8: the Go ceiling's sweep, each contender's convergence and Steward's ratios (issue 17). */
+  private static void contenderRows(StringBuilder md, BenchResults.Contenders c) {
+    for (BenchResults.GoCeilingRun g : c.goCeiling()) {
+      row(md, "8", "Go ceiling: client-go writer (protobuf, no client-side limiter), " + g.concurrency()
+          + " goroutines: Steward's 3 writes per WebApp; writes counted; CPU per WebApp; writer peak RSS"
+          + (g.failed() > 0 ? " (" + g.failed() + " failed)" : ""), g.webApps(), g.repeats(),
+          g.webAppsPerSecond().text() + " = " + g.objectsPerSecond().text() + "; " + g.writesPerWebApp().text() + "; "
+              + figures(g.cpuMillisPerWebApp()) + "; " + g.peakRssMiB().text(),
+          g == c.best() ? "best" : "");
+    }
+    for (BenchResults.ContenderRun run : c.runs()) {
+      String what = run.contender() + ", " + run.mode() + (run.timedOut() > 0 ? " (" + run.timedOut() + " timed out)" : "");
+      row(md, "8", what + ": first converged → all; start (" + (run.mode().equals("backlog") ? "process start"
+              : "first create") + ") → first converged", run.n(), run.repeats(), run.firstToAllSeconds().text() + "; "
+              + run.webAppsPerSecond().text() + "; " + run.startToFirstConvergedSeconds().text(), "");
+      String cpu = figures(run.cpuMillisPerWebApp());
+      row(md, "8", what + ": CPU per WebApp (" + (run.mode().equals("backlog") ? "operator from its start" : "operator")
+              + "); operator peak RSS; writes, GETs per WebApp; 409s", run.n(), run.repeats(), cpu + "; "
+              + run.peakRssMiB().text() + "; " + run.writesPerWebApp().text() + ", " + run.getsPerWebApp().text() + "; "
+              + run.conflicts().text(), "");
+    }
+    for (BenchResults.Ratios ratio : c.ratios()) {
+      row(md, "8", "Steward, " + ratio.mode() + ": × Java ceiling (paired); × Go ceiling (best of the sweep); "
+              + "× controller-runtime (first converged → all)", ratio.n(), ratio.toJavaCeiling().repeats(),
+          "**" + ratio.toJavaCeiling().text() + "; " + Figure.format(ratio.toGoCeiling()) + "; "
+              + Figure.format(ratio.toControllerRuntime()) + "**", "");
+    }
+    row(md, "8", "the contenders' Deployment, Service and status against what Steward writes for the same WebApp",
+        0, 1, c.shapeDifferences().isEmpty() ? "the same" : String.join("; ", c.shapeDifferences()), "the same");
+  }
+
+  /** "etcd 2 ms, kube-apiserver 14 ms (13–15), ...". */
+  private static String figures(Map<String, Figure> perProcess) {
+    StringBuilder text = new StringBuilder();
+    perProcess.forEach((process, figure) -> text.append(text.length() == 0 ? "" : ", ").append(process).append(" ")
+        .append(figure.text()));
+    return text.toString();
   }
 
   private static void row(StringBuilder md, String number, String measure, int n, int repeats, String result,

@@ -77,21 +77,21 @@ import org.slf4j.LoggerFactory;
  */
 public final class StewardBenchmark {
   private static final Logger log = LoggerFactory.getLogger(StewardBenchmark.class);
-  private static final String NS_RUN = "bench";
-  private static final String NS_CEILING = "bench-ceiling";
+  static final String NS_RUN = "bench";
+  static final String NS_CEILING = "bench-ceiling";
   private static final String NS_LATENCY = "bench-latency";
   private static final String NS_LOAD = "bench-load";
   private static final Pattern JVM_STARTED =
       Pattern.compile("Started \\S+ in [0-9.]+ seconds \\(process running for ([0-9.]+)\\)");
   private static final double MIB = 1024 * 1024;
 
-  private final BenchSettings settings;
-  private final BenchResults results = new BenchResults();
-  private LocalCluster cluster;
-  private ApiClient admin;
+  final BenchSettings settings;
+  final BenchResults results = new BenchResults();
+  LocalCluster cluster;
+  ApiClient admin;
   private Path operatorKubeconfig;
-  private Observer observer;
-  private AuditLog audit;
+  Observer observer;
+  AuditLog audit;
   private final List<Double> startupEmpty = new ArrayList<>();
   private final List<Double> startupEmptyJvm = new ArrayList<>();
   private final List<double[]> ceilingAtWorkers = new ArrayList<>();
@@ -101,6 +101,8 @@ public final class StewardBenchmark {
   private Map<Integer, double[]> baselineMemory = new LinkedHashMap<>();
   private int operatorCount;
   private int nmtCount;
+  /** Steward's convergence runs as the contender comparison counts them (issue 17). */
+  private final List<ContenderMath.Sample> stewardSamples = new ArrayList<>();
 
   /** One convergence run's raw measurements. */
   private record Run(String mode, int n, double pairedCeiling, double seconds, double createSeconds, double cpuSeconds,
@@ -186,6 +188,11 @@ public final class StewardBenchmark {
       runs.put("compare" + k + "/" + n + "/1", convergeCreatedAtOnce(n, 1, ceiling[1],
           "create-at-once, chart JVM + " + String.join(" ", options), options));
     }
+    // 8. The contenders: the client-go writer's ceiling and a controller-runtime operator (issue 17).
+    Contenders contenders = settings.contenders() ? new Contenders(this) : null;
+    if (contenders != null) {
+      contenders.run();
+    }
     for (CeilingSamples c : sweep) {
       results.ceiling.add(c.toResult(settings.ceilingSize()));
     }
@@ -197,6 +204,9 @@ public final class StewardBenchmark {
     results.ceiling.sort(java.util.Comparator.comparingInt(BenchResults.Ceiling::concurrency)
         .thenComparing(BenchResults.Ceiling::withEvents).thenComparingInt(BenchResults.Ceiling::storedWebApps));
     summarizeRuns();
+    if (contenders != null) {
+      results.contenders = contenders.summarize(stewardSamples, results.convergence);
+    }
     // 5. Latency.
     results.latency = latency();
     results.startup.add(0, new BenchResults.Startup(0, Figure.of("s", startupEmpty), Figure.of("s", startupEmptyJvm)));
@@ -320,6 +330,7 @@ public final class StewardBenchmark {
     double[] baseline = memory(op.process, true);
     long mark = audit.size();
     double cpu0 = ProcStats.cpuSeconds(op.process.pid());
+    Map<String, Double> cpuBefore = controlPlaneCpu();
     long reconciles0 = reconcileTotal(op.process);
     List<String> names = names(id + "-", n);
     long t0 = System.nanoTime();
@@ -330,8 +341,13 @@ public final class StewardBenchmark {
     results.curves.add(new BenchResults.Curve(mode, n, repeat, pairedCeiling, curve(names, t0)));
     settle(op.process);
     double cpu = ProcStats.cpuSeconds(op.process.pid()) - cpu0;
+    Map<String, Double> cpuAfter = controlPlaneCpu();
     long reconciles = reconcileTotal(op.process) - reconciles0;
     RequestCounts requests = requestsBy(op.process, mark);
+    if (!compare) {
+      cpuAfter.put("operator", cpu);
+      stewardSamples.add(stewardSample(mode, n, names, t0, cpuBefore, cpuAfter, op, requests, timedOut));
+    }
     double[] after = memory(op.process, true);
     log.info("{} N={} #{}: {} s ({} WebApps/s; creating took {} s), {} owned writes/WebApp, {} GETs, "
             + "{} events, cpu {} s, RSS {} MiB, live heap {} MiB{}", mode, n, repeat, Figure.format(seconds),
@@ -363,6 +379,7 @@ public final class StewardBenchmark {
     List<String> names = names(id + "-", n);
     createWebApps(NS_RUN, names, true);
     long mark = audit.size();
+    Map<String, Double> cpuBefore = controlPlaneCpu();
     Operator op = startOperator("bench-" + id, Map.of());
     // From the moment it is ready and leads (client-java's elector takes a retry period to report
     // a won Lease, which is start-up rather than throughput).
@@ -374,8 +391,12 @@ public final class StewardBenchmark {
     results.curves.add(new BenchResults.Curve("backlog", n, repeat, pairedCeiling, curve(names, ready)));
     settle(op.process);
     double cpu = ProcStats.cpuSeconds(op.process.pid()) - cpu0;
+    Map<String, Double> cpuAfter = controlPlaneCpu();
+    cpuAfter.put("operator", ProcStats.cpuSeconds(op.process.pid())); // from the process start, as for the others
     long reconciles = reconcileTotal(op.process);
     RequestCounts requests = requestsBy(op.process, mark);
+    long spawned = op.readyAt - (long) (op.secondsToReady * 1e9);
+    stewardSamples.add(stewardSample("backlog", n, names, spawned, cpuBefore, cpuAfter, op, requests, timedOut));
     double[] after = memory(op.process, true);
     log.info("backlog N={} #{}: {} s from readiness ({} WebApps/s; start-up {} s), {} owned writes/WebApp, {} GETs{}",
         n, repeat, Figure.format(seconds), Figure.format(n / seconds), Figure.format(op.secondsToReady),
@@ -391,8 +412,34 @@ public final class StewardBenchmark {
         after[2], after[3], Double.NaN, Double.NaN);
   }
 
+  private ContenderMath.Sample stewardSample(String mode, int n, List<String> names, long start,
+      Map<String, Double> cpuBefore, Map<String, Double> cpuAfter, Operator op, RequestCounts requests,
+      boolean timedOut) {
+    ContenderMath.Span span = span(names);
+    return new ContenderMath.Sample(ContenderMath.STEWARD, mode, n, span,
+        span.count() == 0 ? Double.NaN : (span.first() - start) / 1e9,
+        ContenderMath.cpuMillisPerWebApp(cpuBefore, cpuAfter, n), ProcStats.peakRssBytes(op.process.pid()), requests,
+        timedOut);
+  }
+
+  /** From the first of {@code names} (in NS_RUN) to converge to the last. */
+  ContenderMath.Span span(List<String> names) {
+    return ContenderMath.Span.of(names.stream().map(name -> observer.convergedAt(NS_RUN, name)).toList());
+  }
+
+  /** CPU seconds so far of etcd and kube-apiserver, by component name. */
+  Map<String, Double> controlPlaneCpu() {
+    Map<String, Double> cpu = new LinkedHashMap<>();
+    for (var component : cluster.components()) {
+      if (component.isRunning()) {
+        cpu.put(component.name(), ProcStats.cpuSeconds(component.pid()));
+      }
+    }
+    return cpu;
+  }
+
   /** WebApps of {@code names} converged over time since {@code t0} (System.nanoTime()), about 200 points. */
-  private List<double[]> curve(List<String> names, long t0) {
+  List<double[]> curve(List<String> names, long t0) {
     List<Double> at = names.stream().mapToLong(name -> observer.convergedAt(NS_RUN, name)).filter(t -> t > 0)
         .sorted().mapToObj(t -> Math.max(0, (t - t0) / 1e9)).toList();
     List<double[]> points = new ArrayList<>(List.of(new double[] {0, 0}));
@@ -406,7 +453,7 @@ public final class StewardBenchmark {
     return points;
   }
 
-  private static Duration convergeTimeout(int n) {
+  static Duration convergeTimeout(int n) {
     return Duration.ofSeconds(120 + n / 10);
   }
 
@@ -923,7 +970,7 @@ public final class StewardBenchmark {
 
   // ---- objects ------------------------------------------------------------------------------------
 
-  private static List<String> names(String prefix, int count) {
+  static List<String> names(String prefix, int count) {
     List<String> names = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       names.add(prefix + i);
@@ -932,7 +979,7 @@ public final class StewardBenchmark {
   }
 
   /** Creates the WebApps from {@code creators} threads; the seconds it took. */
-  private double createWebApps(String namespace, List<String> names, boolean withPort) throws Exception {
+  double createWebApps(String namespace, List<String> names, boolean withPort) throws Exception {
     WebApps webApps = new WebApps(admin, namespace);
     WebAppSpec spec = WebApps.spec("nginx:1.27", 1, withPort ? 8080 : null);
     ConcurrentLinkedQueue<String> queue = new ConcurrentLinkedQueue<>(names);
@@ -967,7 +1014,7 @@ public final class StewardBenchmark {
   }
 
   /** Empties a namespace of WebApps, Deployments, Services and Events (no garbage collector runs here). */
-  private void cleanup(String namespace) throws Exception {
+  void cleanup(String namespace) throws Exception {
     CustomObjectsApi custom = new CustomObjectsApi(admin);
     AppsV1Api apps = new AppsV1Api(admin);
     CoreV1Api core = new CoreV1Api(admin);

@@ -11,11 +11,11 @@ import java.util.List;
  * A test tool built from Go modules by its build.sh (src/test/kstatus, src/test/promtool), which
  * caches the build and prints where it is on its last line.
  */
-final class GoTool {
+public final class GoTool {
   private GoTool() {}
 
   /** Runs {@code script} (its progress goes to this process' stderr) and returns the path it printed last. */
-  static Path build(String script, String what) {
+  public static Path build(String script, String what) {
     Path absolute = Path.of(script).toAbsolutePath();
     try {
       Process build = new ProcessBuilder(List.of("bash", absolute.toString()))

@@ -36,8 +36,12 @@ public final class OperatorProcess implements AutoCloseable {
   /** What the chart's defaults amount to, for tests that do not set their own JVM options. */
   public static final List<String> TEST_JVM_OPTIONS = List.of("-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
   private static final Duration GRACEFUL_STOP = Duration.ofSeconds(45);
-  // fd 3 keeps our pipe; the operator gets /dev/null as stdin and does not inherit the pipe.
-  private static final String GUARD = """
+  /**
+   * {@code bash -c GUARD guard COMMAND...}: runs COMMAND and sends it SIGTERM when this JVM's end of
+   * the shell's stdin closes. fd 3 keeps our pipe; the command gets /dev/null as stdin and does not
+   * inherit the pipe. Also used for the benchmark's Go contenders.
+   */
+  public static final String GUARD = """
       exec 3<&0
       "$@" </dev/null 3<&- &
       pid=$!
