@@ -6,7 +6,9 @@ import io.kubernetes.client.openapi.apis.CoordinationV1Api;
 import io.kubernetes.client.openapi.models.V1EventSource;
 import io.kubernetes.client.openapi.models.V1Lease;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.steward.operator.runtime.BucketGate;
 import io.steward.operator.runtime.BucketOwnership;
 import io.steward.operator.runtime.BucketTerms;
@@ -73,6 +75,23 @@ public class ShardingConfiguration {
   BucketGate bucketGate(BucketOwnership ownership, BucketTerms terms, Informers informers,
       StewardProperties properties) {
     return new BucketGate(ownership, terms, informers::bucketSynced, properties.getLeaderElection().getRetryPeriod());
+  }
+
+  /**
+   * {@code steward_shard_bucket_queue_depth{bucket}}: requests waiting in this replica's work queue for
+   * each bucket. A bucket owned elsewhere shows what this replica will drop at the gate.
+   */
+  @Bean
+  MeterBinder bucketQueueDepth(ObjectProvider<ManagedController<WebApp>> controller, BucketTerms terms) {
+    return registry -> {
+      for (int bucket = 0; bucket < terms.buckets(); bucket++) {
+        int b = bucket;
+        Gauge.builder("steward_shard_bucket_queue_depth", () -> controller.getObject().queue()
+                .countWaiting(request -> terms.bucketOf(request.getNamespace(), request.getName()) == b))
+            .description("Requests waiting in this replica's work queue for the bucket")
+            .tag("bucket", Integer.toString(b)).register(registry);
+      }
+    };
   }
 
   @Bean

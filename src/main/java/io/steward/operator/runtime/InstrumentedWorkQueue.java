@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * client-java's {@link DefaultRateLimitingQueue} (de-duplicating, rate-limited) with client-go's
@@ -137,6 +138,20 @@ public final class InstrumentedWorkQueue extends DefaultRateLimitingQueue<Reques
       metrics.worked(System.nanoTime() - since);
     }
     super.done(item);
+  }
+
+  /**
+   * How many waiting items (in the queue or in a lane) pass {@code which}: a gauge's way to split the
+   * depth, by bucket for instance. Walks the waiting items, so it is for scrapes, not for every pass.
+   */
+  public int countWaiting(Predicate<Request> which) {
+    int count = 0;
+    for (Request item : waitingSince.keySet()) {
+      if (which.test(item)) {
+        count++;
+      }
+    }
+    return count;
   }
 
   /** Items waiting: in the queue, and in the lanes. */

@@ -143,6 +143,9 @@ class ShardingIT {
       cached.put(replica.identity(), (int) replica.metricValues("steward_webapps").stream()
           .mapToDouble(Double::doubleValue).sum());
       residentMiB.put(replica.identity(), replica.residentBytes() >> 20);
+      // At rest nothing waits, in any bucket's series.
+      assertThat(replica.metricValues("steward_shard_bucket_queue_depth"))
+          .as("steward_shard_bucket_queue_depth of %s", replica.identity()).hasSize(BUCKETS).containsOnly(0.0);
       String shards = replica.actuator("shards").body();
       assertThat(shards).as("/actuator/shards of %s", replica.identity())
           .contains("\"owned\":" + owned.get(replica.identity()).stream().sorted().toList().toString().replace(" ", ""));

@@ -45,6 +45,20 @@ class InstrumentedWorkQueueTest {
     assertThat(queue.get()).isEqualTo(a);
   }
 
+  /** What a per-bucket depth gauge reads: waiting items in the lanes and the queue, not those in a worker's hands. */
+  @Test
+  void waitingItemsAreCountedByWhatTheyAreFor() throws InterruptedException {
+    queue.add(new Request("a", "one"));
+    queue.add(new Request("a", "two"));
+    queue.add(new Request("b", "three"));
+    queue.addLowPriority(new Request("b", "four"));
+    queue.add(new Request("b", "five"));
+    assertThat(queue.countWaiting(request -> request.getNamespace().equals("b"))).isEqualTo(3);
+    Request taken = queue.get();
+    assertThat(queue.countWaiting(request -> true)).isEqualTo(4);
+    assertThat(queue.countWaiting(request -> request.equals(taken))).isZero();
+  }
+
   @Test
   void rateLimitedAddsAreCountedAsRetriesAndArriveLater() throws InterruptedException {
     queue.addRateLimited(new Request("ns", "b"));
