@@ -114,16 +114,16 @@ class PoisonIsolationIT {
           apps.readNamespacedDeployment(cured, poisonNs).execute().getSpec().getTemplate().getSpec()
               .getContainers().get(0).getImage().equals("nginx:1.27"));
 
-      long p50Alone = percentile(alone, 50);
-      long p99Alone = percentile(alone, 99);
-      long p99Beside = percentile(beside, 99);
+      long p50Alone = Percentiles.of(alone, 50);
+      long p99Alone = Percentiles.of(alone, 99);
+      long p99Beside = Percentiles.of(beside, 99);
       REPORT.record(SCENARIO, "poisoned WebApps (Deployment refused at admission) / healthy spec changes",
           POISONED + " / " + HEALTHY);
       REPORT.record(SCENARIO, "resync period, s", RESYNC.toSeconds());
       REPORT.record(SCENARIO, "all poisoned WebApps Stalled after, s", allStalled.toMillis() / 1000.0);
       REPORT.record(SCENARIO, "healthy change to Deployment patch, alone: p50 / p99 ms", p50Alone + " / " + p99Alone);
       REPORT.record(SCENARIO, "healthy change to Deployment patch, beside the poison: p50 / p99 ms",
-          percentile(beside, 50) + " / " + p99Beside);
+          Percentiles.of(beside, 50) + " / " + p99Beside);
       REPORT.record(SCENARIO, "p99 beside the poison / p99 alone (goal <= 2)",
           p99Alone == 0 ? "n/a" : String.format("%.2f", (double) p99Beside / p99Alone));
       REPORT.record(SCENARIO, "owned-object write attempts per poisoned WebApp, max",
@@ -228,14 +228,5 @@ class PoisonIsolationIT {
     } catch (ApiException e) {
       return e.getCode() == 422;
     }
-  }
-
-  private static long percentile(List<Long> values, int percentile) {
-    List<Long> sorted = values.stream().sorted().toList();
-    if (sorted.isEmpty()) {
-      return 0;
-    }
-    int index = (int) Math.ceil(percentile / 100.0 * sorted.size()) - 1;
-    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
   }
 }

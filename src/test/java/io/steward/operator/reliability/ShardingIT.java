@@ -34,6 +34,8 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -90,9 +92,7 @@ class ShardingIT {
     int count = FULL ? 3000 : 300;
     String ns = namespace("spread");
     WebApps webApps = new WebApps(cluster.adminClient(), ns);
-    for (int i = 0; i < 3; i++) {
-      replica(ns, "s" + i);
-    }
+    replicas(ns, "s", 3);
     awaitReady();
     Instant created = Instant.now();
     List<String> names = createWebApps(webApps, count);
@@ -184,9 +184,7 @@ class ShardingIT {
     String ns = namespace("kill");
     WebApps webApps = new WebApps(cluster.adminClient(), ns);
     List<String> names = createWebApps(webApps, FULL ? 300 : 150);
-    for (int i = 0; i < 3; i++) {
-      replica(ns, "k" + i);
-    }
+    replicas(ns, "k", 3);
     awaitReady();
     Convergence.await(webApps, new AppsV1Api(cluster.adminClient()), ns, Set.of(), Duration.ofMinutes(3));
     List<Long> takeoverMillis = new ArrayList<>();
@@ -345,6 +343,125 @@ class ShardingIT {
 
   // ---- helpers ---------------------------------------------------------------------------------
 
+  /**
+   * A rolling restart of three replicas while WebApps change, as a Deployment rollout does it: each
+   * replica in turn stops gracefully (its buckets handed over) and a new one starts and takes its
+   * share. Every change must reach its Deployment (from the audit log: each spec update followed by a
+   * Deployment patch of that WebApp), no write may fall outside its writer's term, and the changes'
+   * latency during the moves is set beside the same changes' before them.
+   */
+  @Test
+  void aRollingRestartHandlesEveryChangeWithoutOverlap() throws Exception {
+    String scenario = "sharding: rolling restart";
+    String ns = namespace("rolling");
+    WebApps webApps = new WebApps(cluster.adminClient(), ns);
+    List<String> names = createWebApps(webApps, FULL ? 600 : 150);
+    replicas(ns, "r", 3);
+    awaitReady();
+    awaitBalanced(ns);
+    AppsV1Api apps = new AppsV1Api(cluster.adminClient());
+    Convergence.await(webApps, apps, ns, Set.of(), Duration.ofMinutes(3));
+    List<Long> rebalance = new ArrayList<>();
+    Instant baselineFrom;
+    Instant movesFrom;
+    Instant movesTo;
+    int changes;
+    try (ImageChanges probe = new ImageChanges(webApps, names, Duration.ofMillis(100))) {
+      baselineFrom = Instant.now();
+      Thread.sleep(QUIET.toMillis());
+      movesFrom = Instant.now();
+      int started = 3;
+      for (int round = 0; round < (FULL ? 3 : 1); round++) {
+        for (OperatorProcess leaving : running()) {
+          long stopping = System.nanoTime();
+          assertThat(leaving.terminate()).as("exit code of %s after SIGTERM", leaving.identity()).isZero();
+          replica(ns, "r" + started++);
+          awaitReady();
+          awaitBalanced(ns);
+          rebalance.add((System.nanoTime() - stopping) / 1_000_000);
+        }
+      }
+      movesTo = Instant.now();
+      changes = probe.changes();
+    }
+    Duration converged = Convergence.await(webApps, apps, ns, Set.of(), Duration.ofMinutes(3));
+    BucketAudit audit = new BucketAudit(cluster.auditLog(), ns, ns, BUCKETS, LEASE);
+    List<AuditLog.Entry> overlapping = audit.writesOutsideTheirTerm();
+    List<AuditLog.Entry> updates = cluster.auditLog().entries(e -> ns.equals(e.namespace())
+        && "webapps".equals(e.resource()) && e.subresource().isEmpty() && "update".equals(e.verb())
+        && e.code() == 200 && !e.fromUserAgentStartingWith("steward/") && !e.received().isBefore(baselineFrom));
+    Map<String, List<Instant>> patches = cluster.auditLog().entries(e -> ns.equals(e.namespace())
+            && "deployments".equals(e.resource()) && "patch".equals(e.verb()) && e.code() == 200
+            && e.fromUserAgentStartingWith("steward/") && !e.received().isBefore(baselineFrom)).stream()
+        .collect(Collectors.groupingBy(AuditLog.Entry::name, Collectors.mapping(AuditLog.Entry::received,
+            Collectors.toList())));
+    List<Long> before = new ArrayList<>();
+    List<Long> during = new ArrayList<>();
+    List<String> unhandled = new ArrayList<>();
+    for (AuditLog.Entry update : updates) {
+      Instant patched = patches.getOrDefault(update.name(), List.of()).stream()
+          .filter(at -> at.isAfter(update.received())).min(Instant::compareTo).orElse(null);
+      if (patched == null) {
+        unhandled.add(update.name() + " updated at " + update.received());
+      } else if (update.received().isBefore(movesFrom)) {
+        before.add(Duration.between(update.received(), patched).toMillis());
+      } else if (update.received().isBefore(movesTo)) {
+        during.add(Duration.between(update.received(), patched).toMillis());
+      }
+    }
+    REPORT.record(scenario, "WebApps; image changes (one every 100 ms)", names.size() + "; " + changes);
+    REPORT.record(scenario, "SIGTERM of a replica to all 32 buckets balanced again with its replacement, ms",
+        rebalance);
+    REPORT.record(scenario, "spec change to Deployment patch before the restart: p50 / p99 ms",
+        Percentiles.of(before, 50) + " / " + Percentiles.of(before, 99));
+    REPORT.record(scenario, "spec change to Deployment patch during the restart: p50 / p99 / max ms",
+        Percentiles.of(during, 50) + " / " + Percentiles.of(during, 99) + " / " + max(during));
+    REPORT.record(scenario, "spec changes never applied", unhandled.size());
+    REPORT.record(scenario, "churn end to all converged, ms", converged.toMillis());
+    REPORT.record(scenario, "bucket Lease writes naming a new holder", moves(audit));
+    REPORT.record(scenario, "writes outside the writer's term of the bucket", overlapping.size());
+    assertThat(during).as("spec changes timed during the moves").isNotEmpty();
+    assertThat(unhandled).as("spec changes with no Deployment patch after them").isEmpty();
+    assertThat(overlapping).as("writes outside the writer's term of the bucket").isEmpty();
+  }
+
+  /** Changes the image of each WebApp in turn, to one it never had, until closed. */
+  private static final class ImageChanges implements AutoCloseable {
+    private final AtomicInteger changes = new AtomicInteger();
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final Thread thread;
+
+    ImageChanges(WebApps webApps, List<String> names, Duration pause) {
+      thread = new Thread(() -> {
+        for (int k = 0; running.get(); k++) {
+          String name = names.get(k % names.size());
+          String image = "registry.local/probe:" + k;
+          try {
+            webApps.updateSpec(name, spec -> spec.withImage(image));
+            changes.incrementAndGet();
+            Thread.sleep(pause.toMillis());
+          } catch (InterruptedException e) {
+            return;
+          } catch (ApiException | RuntimeException e) {
+            // judged from the audit log: a change that did not land is not counted there either
+          }
+        }
+      }, "image-changes");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    int changes() {
+      return changes.get();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      running.set(false);
+      thread.join(10_000);
+    }
+  }
+
   private static String holderOf(Map<String, List<Integer>> owned, int bucket) {
     return owned.entrySet().stream().filter(e -> e.getValue().contains(bucket)).map(Map.Entry::getKey).findFirst()
         .orElse("");
@@ -413,6 +530,13 @@ class ShardingIT {
         properties, OperatorProcess.TEST_JVM_OPTIONS);
     processes.add(process);
     return process;
+  }
+
+  /** {@code count} replicas named {@code prefix} and their number. */
+  private void replicas(String ns, String prefix, int count) {
+    for (int i = 0; i < count; i++) {
+      replica(ns, prefix + i);
+    }
   }
 
   private void awaitReady() {
