@@ -10,6 +10,7 @@ import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.informer.cache.Cache;
+import io.kubernetes.client.informer.cache.DeltaFIFO;
 import io.kubernetes.client.informer.impl.DefaultSharedIndexInformer;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
@@ -140,8 +141,17 @@ public final class Informers {
     }
   }
 
-  /** What every informer of {@code kind} applies to an object before caching it, bucket informers too. */
-  private KubernetesObject beforeCaching(WatchedKind<?, ?> kind, KubernetesObject object) {
+  /**
+   * What every informer of {@code kind} applies to an object before caching it, bucket informers too.
+   * client-java also hands the transform the tombstone of an object that vanished while the watch was
+   * down ({@link DeltaFIFO.DeletedFinalStateUnknown}, from a re-list): it leaves the cache as it is. A
+   * transform that fails on it would make the informer drop the deletion, and the cache would keep the
+   * object for good.
+   */
+  KubernetesObject beforeCaching(WatchedKind<?, ?> kind, KubernetesObject object) {
+    if (object instanceof DeltaFIFO.DeletedFinalStateUnknown<?>) {
+      return object;
+    }
     KubernetesObject slimmed = keepOnlyOwnManagedFields(object);
     UnaryOperator<KubernetesObject> transform = transforms.get(kind);
     return transform == null ? slimmed : transform.apply(slimmed);
