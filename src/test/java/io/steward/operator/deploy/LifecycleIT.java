@@ -57,6 +57,14 @@ class LifecycleIT {
   private static final String SCENARIO = "lifecycle (chart RBAC, one replica)";
 
   private static final String REPLICA = "steward-5d8f7c9b6-life0";
+  /**
+   * Every new connection of the replica's a full TLS handshake, in which the API server presents its
+   * certificate: TLS 1.2 without session tickets, which the API server (Go) needs to resume a session.
+   * Otherwise a connection made after the rotation resumes an old session, is never shown the new
+   * certificate, and the rotation test could not fail.
+   */
+  private static final List<String> FULL_HANDSHAKES = List.of("-Djdk.tls.client.protocols=TLSv1.2",
+      "-Djdk.tls.client.enableSessionTicketExtension=false");
 
   private static LocalCluster cluster;
   private static RenderedChart chart;
@@ -71,7 +79,7 @@ class LifecycleIT {
     ns = namespace.name();
     chart = RenderedChart.installWithoutItsDeployment(cluster, ns, Set.of());
     proxy = new FaultProxy(cluster.apiServerPort());
-    replica = chart.startReplica(cluster, REPLICA, List.of(), List.of(), proxy.url());
+    replica = chart.startReplica(cluster, REPLICA, List.of(), FULL_HANDSHAKES, proxy.url());
     await().atMost(ChartEndToEnd.START).until(replica::isReady);
   }
 
