@@ -42,7 +42,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Watch expiry and compaction: Steward is frozen (SIGSTOP, and cut off so no event waits for it in a
  * socket buffer) while its WebApps, their Deployments and
- * Services and many unrelated Services change, etcd is compacted to the newest revision and the API
+ * Services and many unrelated Services change (some Deployments and Services deleted: the re-list
+ * must take them out of the cache, so that Steward creates them again), etcd is compacted to the newest revision and the API
  * server restarted (as in a rolling upgrade), so the watches Steward resumes start from a revision
  * the server no longer has. Steward must notice
  * (a fresh list) and miss nothing. The periodic resync is off, so only the watches and the lists they
@@ -112,6 +113,9 @@ class WatchExpiryIT {
           if (i % 2 == 0) {
             core.deleteNamespacedService(names.get(i), ns).execute(); // gone, Steward must re-create
             deleted.add(names.get(i));
+          } else {
+            // Gone too; the re-list hands its informer a tombstone, which its transform must let through.
+            apps.deleteNamespacedDeployment(names.get(i), ns).execute();
           }
         }
         for (int i = 0; i < FILLER_CHANGES; i++) {
@@ -127,7 +131,8 @@ class WatchExpiryIT {
         Instant resumed = Instant.now();
 
         Duration converged = Convergence.await(webApps, apps, ns, Set.of(), Duration.ofMinutes(2));
-        await().atMost(Duration.ofMinutes(1)).until(() -> missingServices(core, ns, names).isEmpty());
+        await().atMost(Duration.ofMinutes(1)).until(() -> missingServices(core, ns, names).isEmpty()
+            && missingDeployments(apps, ns, names).isEmpty());
         convergeMillis.add(Duration.between(resumed, Instant.now()).toMillis());
         long relists = relists(cluster.auditLog(), operator, frozen);
         relistsPerCycle.add(relists);
@@ -162,6 +167,12 @@ class WatchExpiryIT {
   private static List<String> missingServices(CoreV1Api core, String ns, List<String> names) throws ApiException {
     Set<String> present = core.listNamespacedService(ns).execute().getItems().stream()
         .map(s -> s.getMetadata().getName()).collect(Collectors.toSet());
+    return names.stream().filter(n -> !present.contains(n)).toList();
+  }
+
+  private static List<String> missingDeployments(AppsV1Api apps, String ns, List<String> names) throws ApiException {
+    Set<String> present = apps.listNamespacedDeployment(ns).execute().getItems().stream()
+        .map(d -> d.getMetadata().getName()).collect(Collectors.toSet());
     return names.stream().filter(n -> !present.contains(n)).toList();
   }
 
