@@ -23,7 +23,7 @@ import java.util.function.IntPredicate;
  */
 public final class BucketGate {
   /** What the gate asks of bucket ownership ({@link BucketOwnership}). */
-  interface OwnedBuckets {
+  public interface OwnedBuckets {
     /** The bucket is this replica's, whether or not its term is valid right now. */
     boolean owns(int bucket);
 
@@ -37,25 +37,12 @@ public final class BucketGate {
   private final Duration retryAfterLapse;
 
   /**
+   * @param ownership which buckets are this replica's ({@link BucketOwnership})
    * @param cachesSynced whether the caches of a bucket have listed: until then a pass would see nothing of it
    * @param retryAfterLapse when to retry a request turned away by a lapsed term: the ownership's retry
    *     period, by when the bucket is either renewed or lost
    */
-  public BucketGate(BucketOwnership ownership, BucketTerms terms, IntPredicate cachesSynced, Duration retryAfterLapse) {
-    this(new OwnedBuckets() {
-      @Override
-      public boolean owns(int bucket) {
-        return ownership.owns(bucket);
-      }
-
-      @Override
-      public boolean accepts(int bucket) {
-        return ownership.accepts(bucket);
-      }
-    }, terms, cachesSynced, retryAfterLapse);
-  }
-
-  BucketGate(OwnedBuckets ownership, BucketTerms terms, IntPredicate cachesSynced, Duration retryAfterLapse) {
+  public BucketGate(OwnedBuckets ownership, BucketTerms terms, IntPredicate cachesSynced, Duration retryAfterLapse) {
     this.ownership = ownership;
     this.terms = terms;
     this.cachesSynced = cachesSynced;

@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * bucket, sent side by side ({@link #LEASE_WRITERS} at a time): one after another, a replica holding
  * all 32 buckets on a loaded API server would take longer than a term to renew them all.
  */
-public final class BucketOwnership {
+public final class BucketOwnership implements BucketGate.OwnedBuckets {
   private static final Logger log = LoggerFactory.getLogger(BucketOwnership.class);
   /** Label on every Lease of sharded mode, {@code member} or {@code bucket}: one list reads them all. */
   public static final String LEASE_LABEL = "steward.io/shard-lease";
@@ -147,11 +147,13 @@ public final class BucketOwnership {
   }
 
   /** Whether {@code bucket} is this replica's, whether or not its term is valid right now. */
+  @Override
   public boolean owns(int bucket) {
     return owned.get(bucket) == 1;
   }
 
   /** Whether a pass for {@code bucket} may start here now: the bucket is this replica's and its term valid. */
+  @Override
   public boolean accepts(int bucket) {
     return owned.get(bucket) == 1 && (!localGuard || terms.term(bucket).isValid());
   }

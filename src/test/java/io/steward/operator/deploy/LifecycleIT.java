@@ -213,15 +213,11 @@ class LifecycleIT {
       }
     });
     Instant refused = Instant.now();
-    webApps.updateSpec("token", spec -> spec.withImage("nginx:1.28"));
-    awaitImage("token", "nginx:1.28", RECOVERS_WITHIN);
-    Duration applied = Duration.between(refused, Instant.now());
-    await().atMost(VISIBLE_WITHIN).until(() -> ready() && informersFailing() == 0);
+    Duration applied = changeApplied(webApps, "token");
     REPORT.record(SCENARIO, "token rotated: old token refused by the API server after, s",
         seconds(Duration.between(rotated, refused)));
     REPORT.record(SCENARIO, "token rotated: old token refused to a change applied, s", seconds(applied));
-    assertThat(replica.isRunning()).as("the replica after its token was rotated").isTrue();
-    assertThat(replica.pid()).as("the same process").isEqualTo(pid);
+    assertSameProcess(pid, "its token was rotated");
   }
 
   /**
@@ -244,16 +240,30 @@ class LifecycleIT {
     Duration reloaded = Duration.between(rotating, Instant.now());
     assertThat(rotated).isNotEqualTo(before);
     proxy.resetConnections();
-    Instant changed = Instant.now();
-    webApps.updateSpec("cert", spec -> spec.withImage("nginx:1.28"));
-    awaitImage("cert", "nginx:1.28", RECOVERS_WITHIN);
-    Duration applied = Duration.between(changed, Instant.now());
-    await().atMost(VISIBLE_WITHIN).until(() -> ready() && informersFailing() == 0);
+    Duration applied = changeApplied(webApps, "cert");
     REPORT.record(SCENARIO, "serving certificate rotated: files replaced to served by the API server, s",
         seconds(reloaded));
     REPORT.record(SCENARIO, "serving certificate rotated: connections reset, a change to applied, s", seconds(applied));
-    assertThat(replica.isRunning()).as("the replica after the serving certificate was rotated").isTrue();
-    assertThat(replica.pid()).as("the same process").isEqualTo(pid);
+    assertSameProcess(pid, "the serving certificate was rotated");
+  }
+
+  /**
+   * Changes the image of WebApp {@code name}, waits until Steward has applied it and is healthy again;
+   * returns how long the change took to reach its Deployment.
+   */
+  private static Duration changeApplied(WebApps webApps, String name) throws ApiException {
+    Instant changed = Instant.now();
+    webApps.updateSpec(name, spec -> spec.withImage("nginx:1.28"));
+    awaitImage(name, "nginx:1.28", RECOVERS_WITHIN);
+    Duration applied = Duration.between(changed, Instant.now());
+    await().atMost(VISIBLE_WITHIN).until(() -> ready() && informersFailing() == 0);
+    return applied;
+  }
+
+  /** The replica is still running, and is the process {@code pid}: nothing restarted it. */
+  private static void assertSameProcess(long pid, String after) {
+    assertThat(replica.isRunning()).as("the replica after %s", after).isTrue();
+    assertThat(replica.pid()).as("the same process after %s", after).isEqualTo(pid);
   }
 
   /**

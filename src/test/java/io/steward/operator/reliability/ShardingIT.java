@@ -341,8 +341,6 @@ class ShardingIT {
     assertThat(overlapping).as("writes outside the writer's term of the bucket").isEmpty();
   }
 
-  // ---- helpers ---------------------------------------------------------------------------------
-
   /**
    * A rolling restart of three replicas while WebApps change, as a Deployment rollout does it: each
    * replica in turn stops gracefully (its buckets handed over) and a new one starts and takes its
@@ -465,6 +463,8 @@ class ShardingIT {
       thread.join(10_000);
     }
   }
+
+  // ---- helpers ---------------------------------------------------------------------------------
 
   private static String holderOf(Map<String, List<Integer>> owned, int bucket) {
     return owned.entrySet().stream().filter(e -> e.getValue().contains(bucket)).map(Map.Entry::getKey).findFirst()

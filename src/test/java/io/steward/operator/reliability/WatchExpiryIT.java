@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.AppsV1Api;
@@ -131,8 +132,9 @@ class WatchExpiryIT {
         Instant resumed = Instant.now();
 
         Duration converged = Convergence.await(webApps, apps, ns, Set.of(), Duration.ofMinutes(2));
-        await().atMost(Duration.ofMinutes(1)).until(() -> missingServices(core, ns, names).isEmpty()
-            && missingDeployments(apps, ns, names).isEmpty());
+        await().atMost(Duration.ofMinutes(1)).until(() ->
+            missing(names, core.listNamespacedService(ns).execute().getItems()).isEmpty()
+                && missing(names, apps.listNamespacedDeployment(ns).execute().getItems()).isEmpty());
         convergeMillis.add(Duration.between(resumed, Instant.now()).toMillis());
         long relists = relists(cluster.auditLog(), operator, frozen);
         relistsPerCycle.add(relists);
@@ -164,16 +166,10 @@ class WatchExpiryIT {
         V1Patch.PATCH_FORMAT_STRATEGIC_MERGE_PATCH, cluster.adminClient());
   }
 
-  private static List<String> missingServices(CoreV1Api core, String ns, List<String> names) throws ApiException {
-    Set<String> present = core.listNamespacedService(ns).execute().getItems().stream()
-        .map(s -> s.getMetadata().getName()).collect(Collectors.toSet());
-    return names.stream().filter(n -> !present.contains(n)).toList();
-  }
-
-  private static List<String> missingDeployments(AppsV1Api apps, String ns, List<String> names) throws ApiException {
-    Set<String> present = apps.listNamespacedDeployment(ns).execute().getItems().stream()
-        .map(d -> d.getMetadata().getName()).collect(Collectors.toSet());
-    return names.stream().filter(n -> !present.contains(n)).toList();
+  /** Of {@code names}, those no object in {@code present} is called. */
+  private static List<String> missing(List<String> names, List<? extends KubernetesObject> present) {
+    Set<String> found = present.stream().map(o -> o.getMetadata().getName()).collect(Collectors.toSet());
+    return names.stream().filter(n -> !found.contains(n)).toList();
   }
 
   /** List requests (not watches) by the operator for the kinds it watches since {@code since}. */

@@ -70,8 +70,7 @@ class BucketGateTest {
     termValid = false;
     Result result = gate.around(recording).reconcile(request);
     assertThat(passes).isEmpty();
-    assertThat(result.isRequeue()).isTrue();
-    assertThat(result.getRequeueAfter()).isEqualTo(RETRY);
+    assertComesBackAfterARetryPeriod(result);
   }
 
   /** The fence refused the pass's writes and the runtime reported it abandoned, not failed. */
@@ -81,9 +80,7 @@ class BucketGateTest {
       termValid = false;
       return new Result(false);
     };
-    Result result = gate.around(lapsingMidway).reconcile(request);
-    assertThat(result.isRequeue()).isTrue();
-    assertThat(result.getRequeueAfter()).isEqualTo(RETRY);
+    assertComesBackAfterARetryPeriod(gate.around(lapsingMidway).reconcile(request));
   }
 
   @Test
@@ -94,6 +91,11 @@ class BucketGateTest {
       return new Result(false);
     };
     assertThat(gate.around(handedOverMidway).reconcile(request).isRequeue()).isFalse();
+  }
+
+  private static void assertComesBackAfterARetryPeriod(Result result) {
+    assertThat(result.isRequeue()).isTrue();
+    assertThat(result.getRequeueAfter()).isEqualTo(RETRY);
   }
 
   /** The bucket whose term the fence would judge a write from this thread by; -1 for none. */
