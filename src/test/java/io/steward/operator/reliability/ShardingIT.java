@@ -40,16 +40,23 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Sharded mode with the built jar as three separate replicas, judged from the API server's audit
- * log (who wrote what, when, under which bucket Lease) and from the bucket Leases themselves, never
- * from the operators' own reports. WebApps change throughout, so every bucket has work. A short
- * version runs in {@code mvn verify}, the full one with {@code -Preliability}.
- * {@code -Dsteward.sharding-it.local-guard=false} runs the replicas without the per-bucket term guard.
+ * Sharded mode with the built jar as separate replicas, judged from the API server's audit log (who
+ * wrote what, when, under which bucket Lease) and from the bucket Leases themselves, never from the
+ * operators' own reports. One fleet of three replicas and one set of WebApps live through every
+ * scenario in turn, as a long-running deployment lives through its faults; each scenario leaves three
+ * balanced replicas behind and is judged on the writes made since it began. WebApps change
+ * throughout, so every bucket has work. A short version runs in {@code mvn verify}, the full one with
+ * {@code -Preliability}. {@code -Dsteward.sharding-it.local-guard=false} runs the replicas without the
+ * per-bucket term guard.
  */
 @LocalClusterTest(shape = LocalCluster.Shape.FULL)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ShardingIT {
   private static final boolean FULL = "full".equals(System.getProperty("steward.reliability"));
   private static final ReliabilityReport REPORT = ReliabilityReport.shared();
@@ -60,43 +67,58 @@ class ShardingIT {
   private static final Map<String, String> SHORT_LEASE = Map.of("steward.leader-election.lease-duration", "6s",
       "steward.leader-election.renew-deadline", "4s", "steward.leader-election.retry-period", "1s");
 
+  private static final List<OperatorProcess> processes = new ArrayList<>();
+  private static final Random random = new Random(16);
   private static LocalCluster cluster;
   private static CoordinationV1Api leases;
-  private final List<OperatorProcess> processes = new ArrayList<>();
-  private final Random random = new Random(16);
+  private static String ns;
+  private static WebApps webApps;
+  private static List<String> names;
+  private static int started;
 
+  /** Three replicas start together while the WebApps are created; every scenario then shares them. */
   @BeforeAll
-  static void installCrdOn(LocalCluster localCluster) {
+  static void startTheFleet(LocalCluster localCluster) throws Exception {
     cluster = localCluster;
     leases = new CoordinationV1Api(cluster.adminClient());
     Crds.installWebAppCrd(cluster.adminClient());
+    ns = namespace("fleet");
+    webApps = new WebApps(cluster.adminClient(), ns);
+    replicasUpTo(3);
+    awaitReady();
+    Instant created = Instant.now();
+    names = createWebApps(webApps, FULL ? 3000 : 300);
+    REPORT.record("sharding: spread and no overlap", "creating " + names.size() + " WebApps took, ms",
+        Duration.between(created, Instant.now()).toMillis());
+    Convergence.await(webApps, new AppsV1Api(cluster.adminClient()), ns, Set.of(), Duration.ofMinutes(FULL ? 15 : 5));
   }
 
+  /** Whatever a scenario did to the fleet, the next one starts with three live, balanced replicas. */
   @AfterEach
-  void stopAll() {
-    FencingIT.closeAll(processes);
+  void restoreTheFleet() {
+    processes.stream().filter(OperatorProcess::isRunning).forEach(p -> FencingIT.signal(p, "CONT"));
+    replicasUpTo(3);
+    awaitReady();
+    awaitBalanced();
   }
 
   @AfterAll
-  static void writeReport() {
+  static void stopTheFleet() {
+    FencingIT.closeAll(processes);
     REPORT.write(Path.of("target", "reliability"));
   }
 
   /**
-   * Three replicas start together while WebApps are created and changed: every replica writes, each
-   * owns about a third of the WebApps, and every write lies inside its writer's term of the bucket.
+   * The three replicas started together and the WebApps were created under them; now they change:
+   * every replica writes, each owns about a third of the WebApps and caches exactly those, and every
+   * write lies inside its writer's term of the bucket.
    */
   @Test
+  @Order(1)
   void threeReplicasSplitTheWebAppsAndNoWriteOverlaps() throws Exception {
     String scenario = "sharding: spread and no overlap";
-    int count = FULL ? 3000 : 300;
-    String ns = namespace("spread");
-    WebApps webApps = new WebApps(cluster.adminClient(), ns);
-    replicas(ns, "s", 3);
-    awaitReady();
-    Instant created = Instant.now();
-    List<String> names = createWebApps(webApps, count);
-    long createMillis = Duration.between(created, Instant.now()).toMillis();
+    int count = names.size();
+    Instant from = Instant.now();
     int changes;
     try (Churn churn = new Churn(webApps, names, Duration.ofMillis(20), FULL ? 3000 : 300, 31)) {
       await().atMost(Duration.ofMinutes(FULL ? 20 : 5)).until(() -> churn.changes() >= (FULL ? 3000 : 300));
@@ -104,7 +126,7 @@ class ShardingIT {
     }
     Duration converged = Convergence.await(webApps, new AppsV1Api(cluster.adminClient()), ns, Set.of(),
         Duration.ofMinutes(FULL ? 15 : 5));
-    Map<String, List<Integer>> owned = awaitBalanced(ns);
+    Map<String, List<Integer>> owned = awaitBalanced();
     // At rest: nothing to write but the Leases; what that costs.
     Thread.sleep(2_000);
     Instant quietFrom = Instant.now();
@@ -128,12 +150,13 @@ class ShardingIT {
         String.format("%.1f", quietLeaseWrites / (double) QUIET.toSeconds()));
     REPORT.record(scenario, "at rest: CPU per replica, of one core", idleCpu);
     assertThat(quietObjectWrites).as("writes to WebApps, Deployments and Services at rest").isZero();
+    // Every write since the fleet started, the WebApps' creation included.
     List<AuditLog.Entry> overlapping = audit.writesOutsideTheirTerm();
     Map<String, Integer> share = new TreeMap<>();
     for (String name : names) {
       share.merge(holderOf(owned, audit.bucketOf(name)), 1, Integer::sum);
     }
-    Map<String, Long> writes = audit.objectWrites().stream()
+    Map<String, Long> writes = audit.objectWrites().stream().filter(e -> !e.received().isBefore(from))
         .collect(Collectors.groupingBy(e -> e.userAgent().substring("steward/".length()), TreeMap::new,
             Collectors.counting()));
     // Each replica caches the WebApps of its own buckets only (every WebApp is labelled by now).
@@ -153,18 +176,17 @@ class ShardingIT {
     REPORT.record(scenario, "WebApps cached per replica", cached);
     REPORT.record(scenario, "RSS per replica, MiB", residentMiB);
     REPORT.record(scenario, "WebApps; spec changes", count + "; " + changes);
-    REPORT.record(scenario, "creating them took, ms", createMillis);
     REPORT.record(scenario, "churn end to all converged, ms", converged.toMillis());
     REPORT.record(scenario, "buckets per replica", owned.entrySet().stream()
         .map(e -> e.getKey() + "=" + e.getValue().size()).toList());
     REPORT.record(scenario, "WebApps per replica (share of " + count + ")", share);
-    REPORT.record(scenario, "successful writes per replica", writes);
-    REPORT.record(scenario, "bucket Lease writes naming a new holder", moves(audit));
+    REPORT.record(scenario, "successful writes per replica, during the changes", writes);
+    REPORT.record(scenario, "bucket Lease writes naming a new holder, since the start", moves(audit, Instant.MIN));
     REPORT.record(scenario, "writes outside the writer's term of the bucket", overlapping.size());
 
     assertThat(overlapping).as("writes outside the writer's term of the bucket").isEmpty();
     assertThat(cached).as("WebApps cached per replica: those of its buckets").isEqualTo(share);
-    for (OperatorProcess replica : processes) {
+    for (OperatorProcess replica : running()) {
       assertThat(writes.getOrDefault(replica.identity(), 0L)).as("writes by %s", replica.identity()).isPositive();
       double fraction = share.getOrDefault(replica.identity(), 0) / (double) count;
       // 1/3 ± 10 % of it with thousands; with hundreds, bucket sizes vary by more than that alone.
@@ -178,21 +200,17 @@ class ShardingIT {
    * every orphaned bucket sees a write by its new owner; no write overlaps.
    */
   @Test
+  @Order(4)
   void theBucketsOfAKilledReplicaAreTakenOver() throws Exception {
     String scenario = "sharding: kill -9 of one of 3 replicas";
     int trials = FULL ? 20 : 1;
-    String ns = namespace("kill");
-    WebApps webApps = new WebApps(cluster.adminClient(), ns);
-    List<String> names = createWebApps(webApps, FULL ? 300 : 150);
-    replicas(ns, "k", 3);
-    awaitReady();
-    Convergence.await(webApps, new AppsV1Api(cluster.adminClient()), ns, Set.of(), Duration.ofMinutes(3));
+    Instant from = Instant.now();
     List<Long> takeoverMillis = new ArrayList<>();
     List<Long> firstWriteMillis = new ArrayList<>();
     List<Long> convergedMillis = new ArrayList<>();
     int orphanedBuckets = 0;
     for (int trial = 0; trial < trials; trial++) {
-      Map<String, List<Integer>> owned = awaitBalanced(ns);
+      Map<String, List<Integer>> owned = awaitBalanced();
       OperatorProcess victim = running().get(random.nextInt(3));
       List<Integer> orphaned = owned.get(victim.identity());
       orphanedBuckets += orphaned.size();
@@ -220,16 +238,16 @@ class ShardingIT {
             .ifPresent(first -> firstWriteMillis.add(Duration.between(killed, first.received()).toMillis()));
       }
       assertThat(firstWriteMillis).as("a first write in every orphaned bucket so far").hasSize(takeoverMillis.size());
-      replica(ns, "k" + (3 + trial));
+      replicasUpTo(3);
       awaitReady();
     }
     BucketAudit audit = new BucketAudit(cluster.auditLog(), ns, ns, BUCKETS, LEASE);
-    List<AuditLog.Entry> overlapping = audit.writesOutsideTheirTerm();
+    List<AuditLog.Entry> overlapping = audit.writesOutsideTheirTerm(from);
     REPORT.record(scenario, "trials; orphaned buckets", trials + "; " + orphanedBuckets);
     REPORT.record(scenario, "lease / renew deadline / retry", "6s / 4s / 1s");
     REPORT.record(scenario, "kill to the new owner's Lease write, per bucket, median / max ms",
         median(takeoverMillis) + " / " + max(takeoverMillis));
-    REPORT.record(scenario, "kill to the first write in each orphaned bucket, median / max ms (goal <= 7000)",
+    REPORT.record(scenario, "kill to the first write in each orphaned bucket, median / max ms (goal <= lease + retry + 1 s = 8000)",
         median(firstWriteMillis) + " / " + max(firstWriteMillis));
     REPORT.record(scenario, "kill to all converged, median / max ms", median(convergedMillis) + " / " + max(convergedMillis));
     REPORT.record(scenario, "writes outside the writer's term of the bucket", overlapping.size());
@@ -244,22 +262,17 @@ class ShardingIT {
    * bucket is not losing the process.
    */
   @Test
+  @Order(3)
   void aPausedReplicaWritesNothingForTheBucketsItLost() throws Exception {
     String scenario = "sharding: SIGSTOP of one of 3 replicas (1.5 lease durations)";
     int trials = FULL ? 10 : 1;
-    String ns = namespace("pause");
-    WebApps webApps = new WebApps(cluster.adminClient(), ns);
-    List<String> names = createWebApps(webApps, 150);
-    for (int i = 0; i < 3; i++) {
-      replica(ns, "p" + i);
-    }
-    awaitReady();
+    Instant from = Instant.now();
     int lostWrites = 0;
     int lostBuckets = 0;
     List<Long> takeoverMillis = new ArrayList<>();
     try (Churn churn = new Churn(webApps, names, Duration.ofMillis(20), 1_000_000, 33)) {
       for (int trial = 0; trial < trials; trial++) {
-        Map<String, List<Integer>> owned = awaitBalanced(ns);
+        Map<String, List<Integer>> owned = awaitBalanced();
         OperatorProcess victim = running().get(random.nextInt(3));
         List<Integer> held = owned.get(victim.identity());
         Instant stopped = Instant.now();
@@ -286,57 +299,52 @@ class ShardingIT {
     }
     Convergence.await(webApps, new AppsV1Api(cluster.adminClient()), ns, Set.of(), Duration.ofMinutes(3));
     BucketAudit audit = new BucketAudit(cluster.auditLog(), ns, ns, BUCKETS, LEASE);
-    List<AuditLog.Entry> overlapping = audit.writesOutsideTheirTerm();
+    List<AuditLog.Entry> overlapping = audit.writesOutsideTheirTerm(from);
     REPORT.record(scenario, "trials; buckets lost while paused", trials + "; " + lostBuckets);
     REPORT.record(scenario, "SIGSTOP to the new owner's Lease write, median / max ms",
         median(takeoverMillis) + " / " + max(takeoverMillis));
     REPORT.record(scenario, "writes by the resumed replica for buckets it lost", lostWrites);
-    REPORT.record(scenario, "writes outside the writer's term of the bucket (whole run)", overlapping.size());
+    REPORT.record(scenario, "writes outside the writer's term of the bucket", overlapping.size());
     assertThat(lostBuckets).as("buckets taken over while the replica was paused").isPositive();
     assertThat(lostWrites).as("writes by the resumed replica for buckets it lost").isZero();
     assertThat(overlapping).as("writes outside the writer's term of the bucket").isEmpty();
   }
 
   /**
-   * 1 → 3 → 1 replicas while WebApps change: buckets move by hand-over (release, then take) both
+   * 3 → 1 → 3 replicas while WebApps change: buckets move by hand-over (release, then take) both
    * ways, every change is handled, and no write overlaps. Figures: how long each rebalance takes.
    */
   @Test
-  void scalingUpAndDownHandsBucketsOverWithoutOverlap() throws Exception {
-    String scenario = "sharding: 1 -> 3 -> 1 replicas";
-    String ns = namespace("scale");
-    WebApps webApps = new WebApps(cluster.adminClient(), ns);
-    List<String> names = createWebApps(webApps, 150);
-    replica(ns, "c0");
-    awaitReady();
-    awaitBalanced(ns);
-    long upMillis;
+  @Order(2)
+  void scalingDownAndUpHandsBucketsOverWithoutOverlap() throws Exception {
+    String scenario = "sharding: 3 -> 1 -> 3 replicas";
+    Instant from = Instant.now();
     long downMillis;
+    long upMillis;
     int changes;
     try (Churn churn = new Churn(webApps, names, Duration.ofMillis(20), 1_000_000, 34)) {
-      replica(ns, "c1");
-      replica(ns, "c2");
-      awaitReady();
-      long ready = System.nanoTime();
-      awaitBalanced(ns);
-      upMillis = (System.nanoTime() - ready) / 1_000_000;
       long stopping = System.nanoTime();
       for (OperatorProcess leaving : running().subList(1, 3)) {
         assertThat(leaving.terminate()).as("exit code of %s after SIGTERM", leaving.identity()).isZero();
       }
-      awaitBalanced(ns);
+      awaitBalanced();
       downMillis = (System.nanoTime() - stopping) / 1_000_000;
+      replicasUpTo(3);
+      awaitReady();
+      long ready = System.nanoTime();
+      awaitBalanced();
+      upMillis = (System.nanoTime() - ready) / 1_000_000;
       changes = churn.changes();
     }
     Duration converged = Convergence.await(webApps, new AppsV1Api(cluster.adminClient()), ns, Set.of(),
         Duration.ofMinutes(3));
     BucketAudit audit = new BucketAudit(cluster.auditLog(), ns, ns, BUCKETS, LEASE);
-    List<AuditLog.Entry> overlapping = audit.writesOutsideTheirTerm();
+    List<AuditLog.Entry> overlapping = audit.writesOutsideTheirTerm(from);
     REPORT.record(scenario, "spec changes during the moves", changes);
-    REPORT.record(scenario, "2 replicas ready to all 32 buckets balanced over 3, ms", upMillis);
-    REPORT.record(scenario, "SIGTERM to 2 of 3 to all 32 buckets on the last one, ms", downMillis);
+    REPORT.record(scenario, "SIGTERM to 2 of 3 (one after the other) to all 32 buckets on the last one, ms", downMillis);
+    REPORT.record(scenario, "2 new replicas ready to all 32 buckets balanced over 3, ms", upMillis);
     REPORT.record(scenario, "churn end to all converged, ms", converged.toMillis());
-    REPORT.record(scenario, "bucket Lease writes naming a new holder", moves(audit));
+    REPORT.record(scenario, "bucket Lease writes naming a new holder", moves(audit, from));
     REPORT.record(scenario, "writes outside the writer's term of the bucket", overlapping.size());
     assertThat(overlapping).as("writes outside the writer's term of the bucket").isEmpty();
   }
@@ -349,16 +357,10 @@ class ShardingIT {
    * latency during the moves is set beside the same changes' before them.
    */
   @Test
+  @Order(5)
   void aRollingRestartHandlesEveryChangeWithoutOverlap() throws Exception {
     String scenario = "sharding: rolling restart";
-    String ns = namespace("rolling");
-    WebApps webApps = new WebApps(cluster.adminClient(), ns);
-    List<String> names = createWebApps(webApps, FULL ? 600 : 150);
-    replicas(ns, "r", 3);
-    awaitReady();
-    awaitBalanced(ns);
     AppsV1Api apps = new AppsV1Api(cluster.adminClient());
-    Convergence.await(webApps, apps, ns, Set.of(), Duration.ofMinutes(3));
     List<Long> handOver = new ArrayList<>();
     List<Long> rejoin = new ArrayList<>();
     Instant baselineFrom;
@@ -369,17 +371,16 @@ class ShardingIT {
       baselineFrom = Instant.now();
       Thread.sleep(QUIET.toMillis());
       movesFrom = Instant.now();
-      int started = 3;
       for (int round = 0; round < (FULL ? 3 : 1); round++) {
         for (OperatorProcess leaving : running()) {
           long stopping = System.nanoTime();
           assertThat(leaving.terminate()).as("exit code of %s after SIGTERM", leaving.identity()).isZero();
-          awaitBalanced(ns);
+          awaitBalanced();
           handOver.add((System.nanoTime() - stopping) / 1_000_000);
-          replica(ns, "r" + started++);
+          replicasUpTo(3);
           awaitReady();
           long ready = System.nanoTime();
-          awaitBalanced(ns);
+          awaitBalanced();
           rejoin.add((System.nanoTime() - ready) / 1_000_000);
         }
       }
@@ -388,7 +389,7 @@ class ShardingIT {
     }
     Duration converged = Convergence.await(webApps, apps, ns, Set.of(), Duration.ofMinutes(3));
     BucketAudit audit = new BucketAudit(cluster.auditLog(), ns, ns, BUCKETS, LEASE);
-    List<AuditLog.Entry> overlapping = audit.writesOutsideTheirTerm();
+    List<AuditLog.Entry> overlapping = audit.writesOutsideTheirTerm(baselineFrom);
     List<AuditLog.Entry> updates = cluster.auditLog().entries(e -> ns.equals(e.namespace())
         && "webapps".equals(e.resource()) && e.subresource().isEmpty() && "update".equals(e.verb())
         && e.code() == 200 && !e.fromUserAgentStartingWith("steward/") && !e.received().isBefore(baselineFrom));
@@ -420,7 +421,7 @@ class ShardingIT {
         Percentiles.of(during, 50) + " / " + Percentiles.of(during, 99) + " / " + max(during));
     REPORT.record(scenario, "spec changes never applied", unhandled.size());
     REPORT.record(scenario, "churn end to all converged, ms", converged.toMillis());
-    REPORT.record(scenario, "bucket Lease writes naming a new holder", moves(audit));
+    REPORT.record(scenario, "bucket Lease writes naming a new holder", moves(audit, baselineFrom));
     REPORT.record(scenario, "writes outside the writer's term of the bucket", overlapping.size());
     assertThat(during).as("spec changes timed during the moves").isNotEmpty();
     assertThat(unhandled).as("spec changes with no Deployment patch after them").isEmpty();
@@ -471,12 +472,13 @@ class ShardingIT {
         .orElse("");
   }
 
-  private static long moves(BucketAudit audit) {
+  /** Bucket Lease writes since {@code from} that name a holder other than the bucket's last one. */
+  private static long moves(BucketAudit audit, Instant from) {
     long moves = 0;
     for (int bucket = 0; bucket < BUCKETS; bucket++) {
       String last = "";
       for (BucketAudit.LeaseWrite write : audit.leaseWrites(bucket)) {
-        if (!write.holder().isEmpty() && !write.holder().equals(last)) {
+        if (!write.holder().isEmpty() && !write.holder().equals(last) && !write.at().isBefore(from)) {
           moves++;
         }
         if (!write.holder().isEmpty()) {
@@ -491,7 +493,7 @@ class ShardingIT {
    * Waits until every bucket Lease is held by a running replica and each running replica holds
    * within one of the same number; returns replica → buckets.
    */
-  private Map<String, List<Integer>> awaitBalanced(String ns) {
+  private static Map<String, List<Integer>> awaitBalanced() {
     Map<String, List<Integer>>[] result = new Map[1];
     await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200)).until(() -> {
       Map<String, List<Integer>> owned = new TreeMap<>();
@@ -514,36 +516,30 @@ class ShardingIT {
     return result[0];
   }
 
-  private List<OperatorProcess> running() {
+  private static List<OperatorProcess> running() {
     return processes.stream().filter(OperatorProcess::isRunning).toList();
   }
 
-  private String namespace(String scenario) throws ApiException {
+  private static String namespace(String scenario) throws ApiException {
     String name = "shard-" + scenario + "-" + Integer.toString(random.nextInt(1 << 20), 36);
     new CoreV1Api(cluster.adminClient()).createNamespace(new V1Namespace().metadata(new V1ObjectMeta().name(name)))
         .execute();
     return name;
   }
 
-  private OperatorProcess replica(String ns, String name) {
-    Map<String, String> properties = new LinkedHashMap<>(Map.of("steward.namespaces", ns,
-        "steward.leader-election.lease-namespace", ns, "steward.sharding.enabled", "true",
-        "steward.fencing.local-guard", LOCAL_GUARD));
-    properties.putAll(SHORT_LEASE);
-    OperatorProcess process = OperatorProcess.start(cluster.kubeconfigFor("steward-operator"), name + "-" + ns,
-        properties, OperatorProcess.TEST_JVM_OPTIONS);
-    processes.add(process);
-    return process;
-  }
-
-  /** {@code count} replicas named {@code prefix} and their number. */
-  private void replicas(String ns, String prefix, int count) {
-    for (int i = 0; i < count; i++) {
-      replica(ns, prefix + i);
+  /** Starts replicas until {@code count} run, each named by its start order. */
+  private static void replicasUpTo(int count) {
+    for (int live = running().size(); live < count; live++) {
+      Map<String, String> properties = new LinkedHashMap<>(Map.of("steward.namespaces", ns,
+          "steward.leader-election.lease-namespace", ns, "steward.sharding.enabled", "true",
+          "steward.fencing.local-guard", LOCAL_GUARD));
+      properties.putAll(SHORT_LEASE);
+      processes.add(OperatorProcess.start(cluster.kubeconfigFor("steward-operator"), "r" + started++ + "-" + ns,
+          properties, OperatorProcess.TEST_JVM_OPTIONS));
     }
   }
 
-  private void awaitReady() {
+  private static void awaitReady() {
     await().atMost(Duration.ofMinutes(2)).until(() -> running().stream().allMatch(OperatorProcess::isReady));
   }
 

@@ -82,8 +82,16 @@ public final class BucketAudit {
 
   /** Writes that lie outside their writer's term of the object's bucket. */
   public List<AuditLog.Entry> writesOutsideTheirTerm() {
+    return writesOutsideTheirTerm(Instant.MIN);
+  }
+
+  /** Writes since {@code from} that lie outside their writer's term of the object's bucket. */
+  public List<AuditLog.Entry> writesOutsideTheirTerm(Instant from) {
     List<AuditLog.Entry> violations = new ArrayList<>();
     for (AuditLog.Entry e : objectWrites()) {
+      if (e.received().isBefore(from)) {
+        continue;
+      }
       if (e.name().isEmpty() || !holderAt(bucketOf(e.name()), e.received()).equals(identity(e.userAgent()))) {
         violations.add(e);
       }
