@@ -14,6 +14,7 @@ import io.steward.operator.runtime.BucketOwnership;
 import io.steward.operator.runtime.BucketTerms;
 import io.steward.operator.runtime.Informers;
 import io.steward.operator.runtime.LeaseNamespace;
+import io.steward.operator.runtime.RivalLeases;
 import io.steward.operator.runtime.ManagedController;
 import io.steward.operator.runtime.OperatorClients;
 import io.steward.operator.runtime.OperatorIdentity;
@@ -66,9 +67,12 @@ public class ShardingConfiguration {
       recorder.event(lease, move == BucketOwnership.Move.LOST ? EventType.Warning : EventType.Normal, reason,
           "Bucket %s %s by %s (%s)", Integer.toString(bucket), move.name().toLowerCase(), identity.name(), detail);
     };
-    return new BucketOwnership(new CoordinationV1Api(clients.requests()), leaseNamespace.name(), identity.name(),
-        terms, fence, timing.getLeaseDuration(), timing.getRetryPeriod(), properties.getFencing().isLocalGuard(),
-        informers::hasSynced, registry, listener);
+    CoordinationV1Api leases = new CoordinationV1Api(clients.requests());
+    RivalLeases leaderLease = new RivalLeases(RivalLeases.Source.named(leases, leaseNamespace.name(),
+        timing.getLeaseName()), timing.getLeaseDuration());
+    return new BucketOwnership(leases, leaseNamespace.name(), identity.name(), terms, fence,
+        timing.getLeaseDuration(), timing.getRetryPeriod(), properties.getFencing().isLocalGuard(),
+        informers::hasSynced, leaderLease, registry, listener);
   }
 
   @Bean

@@ -77,6 +77,9 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
 
   private record Observed(String resourceVersion, long since) {}
 
+  /** A bucket Lease this round wrote naming this replica, whose term waits for the leader check. */
+  private record Taken(int bucket, LeaseTerm term, long sentAt, V1Lease written, String from) {}
+
   private final CoordinationV1Api leases;
   private final String namespace;
   private final String identity;
@@ -86,6 +89,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   private final Duration retryPeriod;
   private final boolean localGuard;
   private final BooleanSupplier ready;
+  private final RivalLeases leaderLease;
   private final Listener listener;
   private final ScheduledExecutorService thread;
   private final ExecutorService leaseWriters =
@@ -98,15 +102,17 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   private volatile List<String> liveMembers = List.of();
   private volatile boolean stopped;
   private int rounds;
+  private String yieldingTo = "";
 
   /**
    * @param localGuard false only in tests: then {@link #accepts} ignores whether the bucket's term is
    *     still valid, as a sharded operator without the term guard would
    * @param ready whether this replica can serve buckets (its caches have synced); it takes none before
+   * @param leaderLease the leader mode's Lease: while a leader holds it, this replica holds no bucket
    */
   public BucketOwnership(CoordinationV1Api leases, String namespace, String identity, BucketTerms terms,
       WriteFence fence, Duration leaseDuration, Duration retryPeriod, boolean localGuard, BooleanSupplier ready,
-      MeterRegistry registry, Listener listener) {
+      RivalLeases leaderLease, MeterRegistry registry, Listener listener) {
     this.leases = leases;
     this.namespace = namespace;
     this.identity = identity;
@@ -116,6 +122,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     this.retryPeriod = retryPeriod;
     this.localGuard = localGuard;
     this.ready = ready;
+    this.leaderLease = leaderLease;
     this.listener = listener;
     this.owned = new AtomicIntegerArray(terms.buckets());
     this.thread = Daemons.scheduler("bucket-ownership");
@@ -202,13 +209,17 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
       }
       observe(byName, readAt);
       renewMembership(byName.get(MEMBER_PREFIX + identity));
+      // Read after the bucket Leases: a leader that took its Lease before this read sees, if it
+      // re-reads the buckets, whatever this round takes.
+      RivalLeases.Reading leader = leaderLease.read();
+      yieldTo(leader);
       List<String> live = live(byName);
       liveMembers = live;
       Map<Integer, String> desired = BucketAssignment.assign(terms.buckets(), live);
       assignment = desired;
       Map<Integer, String> seenHolders = new TreeMap<>();
-      boolean mayTake = ++rounds > ROUNDS_BEFORE_TAKING && ready.getAsBoolean();
-      List<Callable<Void>> writes = new ArrayList<>();
+      boolean mayTake = ++rounds > ROUNDS_BEFORE_TAKING && ready.getAsBoolean() && !leader.anyHeld();
+      List<Callable<Taken>> writes = new ArrayList<>();
       for (int bucket = 0; bucket < terms.buckets(); bucket++) {
         int b = bucket;
         V1Lease lease = byName.get(bucketLease(bucket));
@@ -217,23 +228,30 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
         String wanted = desired.get(bucket);
         if (owned.get(bucket) == 1) {
           writes.add(() -> {
-            keepOrLet(b, lease, holder, wanted);
+            if (leader.anyHeld()) {
+              release(b, terms.term(b), lease, "the leader " + leader.describeHeld());
+            } else {
+              keepOrLet(b, lease, holder, wanted);
+            }
             return null;
           });
         } else if (mayTake && identity.equals(wanted) && isFree(lease, holder)) {
-          writes.add(() -> {
-            take(b, lease, holder);
-            return null;
-          });
+          writes.add(() -> take(b, lease, holder));
         }
       }
       holders = seenHolders;
-      for (Future<Void> done : leaseWriters.invokeAll(writes)) {
+      List<Taken> taken = new ArrayList<>();
+      for (Future<Taken> done : leaseWriters.invokeAll(writes)) {
         try {
-          done.get();
+          if (done.get() != null) {
+            taken.add(done.get());
+          }
         } catch (ExecutionException e) {
           log.warn("Bucket Lease write failed: {}", LogSafe.describe(e.getCause()));
         }
+      }
+      if (!taken.isEmpty()) {
+        grantOrGiveBack(taken, leader);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -330,29 +348,69 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     }
   }
 
-  private void take(int bucket, V1Lease lease, String holder) {
+  /** Writes the bucket's Lease naming this replica; the term is granted only once the leader check passed. */
+  private Taken take(int bucket, V1Lease lease, String holder) {
     LeaseTerm term = terms.termToGrant(bucket);
     long sentAt = term.now();
+    V1Lease written;
     try {
       if (lease == null) {
-        leases.createNamespacedLease(namespace, newLease(bucketLease(bucket), "bucket", bucket)).execute();
+        written = leases.createNamespacedLease(namespace, newLease(bucketLease(bucket), "bucket", bucket)).execute();
       } else {
         V1LeaseSpec spec = lease.getSpec();
         boolean transition = !identity.equals(holder);
         spec.holderIdentity(identity).acquireTime(now()).renewTime(now())
             .leaseDurationSeconds((int) leaseDuration.toSeconds())
             .leaseTransitions((spec.getLeaseTransitions() == null ? 0 : spec.getLeaseTransitions()) + (transition ? 1 : 0));
-        leases.replaceNamespacedLease(lease.getMetadata().getName(), namespace, lease).execute();
+        written = leases.replaceNamespacedLease(lease.getMetadata().getName(), namespace, lease).execute();
       }
     } catch (ApiException e) {
       log.debug("Bucket {} not taken (HTTP {}): another replica was faster", bucket, e.getCode());
-      return;
+      return null;
     }
-    term.renewed(sentAt);
-    owned.set(bucket, 1);
     String from = holder.isEmpty() ? "free" : holder.equals(identity) ? "this replica's own Lease"
         : "from " + holder + ", whose Lease expired";
-    moved(bucket, Move.ACQUIRED, from);
+    return new Taken(bucket, term, sentAt, written, from);
+  }
+
+  /**
+   * The second read of the leader Lease: if a leader took it while these buckets were being taken,
+   * they are given back unused; otherwise their terms start, from each write's send instant.
+   */
+  private void grantOrGiveBack(List<Taken> taken, RivalLeases.Reading before) throws ApiException {
+    RivalLeases.Reading after = leaderLease.read();
+    if (after.takenSince(before)) {
+      log.warn("A leader took {} while this replica took buckets {}; giving them back", after.describeHeld(),
+          taken.stream().map(Taken::bucket).toList());
+      for (Taken t : taken) {
+        t.written().getSpec().holderIdentity("").renewTime(now());
+        try {
+          leases.replaceNamespacedLease(t.written().getMetadata().getName(), namespace, t.written()).execute();
+        } catch (ApiException e) {
+          log.debug("Bucket {} not given back (HTTP {}); it expires", t.bucket(), e.getCode());
+        }
+      }
+      return;
+    }
+    for (Taken t : taken) {
+      t.term().renewed(t.sentAt());
+      owned.set(t.bucket(), 1);
+      moved(t.bucket(), Move.ACQUIRED, t.from());
+    }
+  }
+
+  /** Logs once when a leader appears or goes: while one holds its Lease, no bucket is held here. */
+  private void yieldTo(RivalLeases.Reading leader) {
+    String now = leader.anyHeld() ? leader.describeHeld() : "";
+    if (!now.equals(yieldingTo)) {
+      yieldingTo = now;
+      if (now.isEmpty()) {
+        log.info("No leader holds the leader Lease any more; taking buckets again");
+      } else {
+        log.warn("A leader-mode replica holds {}: this replica holds no bucket while it does (a switch between "
+            + "modes in progress?)", now);
+      }
+    }
   }
 
   private void lose(int bucket, LeaseTerm term, String why) {

@@ -3,9 +3,13 @@ package io.steward.operator.runtime;
 import io.kubernetes.client.extended.leaderelection.LeaderElectionRecord;
 import io.kubernetes.client.extended.leaderelection.Lock;
 import io.kubernetes.client.openapi.ApiException;
+import io.steward.operator.runtime.RivalLeases.Reading;
 import java.time.Duration;
 import java.util.Date;
 import java.util.Objects;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * client-java's Lease lock, wrapped so that client-java's {@code LeaderElector} keeps running the
@@ -17,7 +21,10 @@ import java.util.Objects;
  *   <li>taking the Lease from another holder is refused unless this replica has seen that holder's
  *       record unchanged for a whole lease duration by the monotonic clock (the elector judges
  *       expiry by the wall clock, which a clock step moves);
- *   <li>a release (an empty holder) ends the term before it is sent.
+ *   <li>a release (an empty holder) ends the term before it is sent;
+ *   <li>the Lease is taken only while no {@link RivalLeases rival Lease} (a sharded replica's bucket)
+ *       is held, and kept only if none was taken while it was being written: a leader and sharded
+ *       replicas never write side by side during a switch between the modes.
  * </ul>
  *
  * The elector and {@link LeaseCampaign} share one lock. Requests are not serialised: client-java's
@@ -26,9 +33,13 @@ import java.util.Objects;
  * so the API server lets one through and refuses the other (409).
  */
 public final class FencedLeaseLock implements Lock {
+  private static final Logger log = LoggerFactory.getLogger(FencedLeaseLock.class);
+
   private final Lock delegate;
   private final LeaseTerm term;
   private final Duration leaseDuration;
+  private final RivalLeases rivals;
+  private volatile String refusedFor = "";
 
   private Observed observed;
 
@@ -43,10 +54,11 @@ public final class FencedLeaseLock implements Lock {
   /** Only with the local guard off (tests): then the elector's wall clock alone decides takeovers. */
   private volatile boolean takeoverVeto = true;
 
-  public FencedLeaseLock(Lock delegate, LeaseTerm term, Duration leaseDuration) {
+  public FencedLeaseLock(Lock delegate, LeaseTerm term, Duration leaseDuration, RivalLeases rivals) {
     this.delegate = delegate;
     this.term = term;
     this.leaseDuration = leaseDuration;
+    this.rivals = rivals;
   }
 
   @Override
@@ -65,12 +77,10 @@ public final class FencedLeaseLock implements Lock {
 
   @Override
   public boolean create(LeaderElectionRecord record) {
-    long sentAt = term.now();
-    boolean created = delegate.create(record);
-    if (created && isMine(record)) {
-      term.renewed(sentAt);
+    if (!isMine(record)) {
+      return delegate.create(record);
     }
-    return created;
+    return acquire(record, delegate::create);
   }
 
   @Override
@@ -82,12 +92,62 @@ public final class FencedLeaseLock implements Lock {
     if (takeoverVeto && !mayTakeOver()) {
       return false;
     }
+    if (!renewing()) {
+      return acquire(record, delegate::update);
+    }
     long sentAt = term.now();
     boolean updated = delegate.update(record);
     if (updated) {
       term.renewed(sentAt);
     }
     return updated;
+  }
+
+  private synchronized boolean renewing() {
+    return observed != null && identity().equals(observed.holder());
+  }
+
+  /** Takes the Lease when no rival Lease is held, and keeps it when none was taken meanwhile. */
+  private boolean acquire(LeaderElectionRecord record, Predicate<LeaderElectionRecord> write) {
+    Reading before;
+    try {
+      before = rivals.read();
+    } catch (ApiException e) {
+      refused("the sharded mode's bucket Leases are not readable (HTTP " + e.getCode()
+          + "; Steward's Role needs list on leases in its namespace)");
+      return false;
+    }
+    if (before.anyHeld()) {
+      refused("sharded replicas hold bucket Leases " + before.describeHeld());
+      return false;
+    }
+    long sentAt = term.now();
+    if (!write.test(record)) {
+      return false;
+    }
+    try {
+      Reading after = rivals.read();
+      if (!after.takenSince(before)) {
+        refusedFor = "";
+        term.renewed(sentAt);
+        return true;
+      }
+      refused("a sharded replica took a bucket Lease while this one took the leader Lease " + after.describeHeld());
+    } catch (ApiException e) {
+      refused("the bucket Leases could not be read again after taking the leader Lease (HTTP " + e.getCode() + ")");
+    }
+    // Given back at once, so the sharded replicas need not wait for it to expire.
+    delegate.update(new LeaderElectionRecord("", record.getLeaseDurationSeconds(), record.getAcquireTime(),
+        record.getRenewTime(), record.getLeaderTransitions()));
+    return false;
+  }
+
+  /** Logged once per reason, not at every retry. */
+  private void refused(String why) {
+    if (!why.equals(refusedFor)) {
+      refusedFor = why;
+      log.warn("Not leading: {}; trying again every retry period", why);
+    }
   }
 
   /** Whether the Lease, as last read, is this replica's, free, or expired by the monotonic clock. */

@@ -3,6 +3,7 @@ package io.steward.operator.runtime;
 import io.kubernetes.client.extended.leaderelection.LeaderElectionConfig;
 import io.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.kubernetes.client.openapi.apis.CoordinationV1Api;
 import io.kubernetes.client.openapi.models.V1Lease;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
@@ -46,8 +47,10 @@ public final class LeaderElection {
       OperatorClients clients, LeaseTerm term, Consumer<String> observedLeader,
       BiConsumer<String, String> holderChanged, Listener listener) {
     this.term = term;
+    RivalLeases buckets = new RivalLeases(RivalLeases.Source.labelled(new CoordinationV1Api(clients.requests()),
+        namespace, BucketOwnership.LEASE_LABEL + "=bucket"), settings.getLeaseDuration());
     this.lock = new FencedLeaseLock(new LeaseLock(namespace, settings.getLeaseName(), identity, clients.requests()),
-        term, settings.getLeaseDuration());
+        term, settings.getLeaseDuration(), buckets);
     this.elector = new LeaderElector(new LeaderElectionConfig(lock, settings.getLeaseDuration(),
         settings.getRenewDeadline(), settings.getRetryPeriod()),
         error -> log.warn("Leader election: {}", error.toString()));

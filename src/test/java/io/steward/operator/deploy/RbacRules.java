@@ -27,7 +27,9 @@ final class RbacRules {
         "coordination.k8s.io/leases get name=" + leaseName,
         "coordination.k8s.io/leases update name=" + leaseName,
         "coordination.k8s.io/leases list name=" + leaseName,
-        "coordination.k8s.io/leases watch name=" + leaseName);
+        "coordination.k8s.io/leases watch name=" + leaseName,
+        // the bucket Leases, read before taking the leader Lease (a switch from sharded mode)
+        "coordination.k8s.io/leases list");
   }
 
   private RbacRules() {}

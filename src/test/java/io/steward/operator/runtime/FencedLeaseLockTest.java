@@ -4,8 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kubernetes.client.extended.leaderelection.LeaderElectionRecord;
 import io.kubernetes.client.extended.leaderelection.Lock;
+import io.kubernetes.client.openapi.models.V1Lease;
+import io.kubernetes.client.openapi.models.V1LeaseSpec;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.Date;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -16,7 +21,14 @@ class FencedLeaseLockTest {
   private final AtomicLong nanos = new AtomicLong(5_000_000_000L);
   private final LeaseTerm term = LeaseTerm.forLease(Duration.ofSeconds(4), Duration.ofSeconds(1), nanos::get);
   private final RecordingLock lease = new RecordingLock("me");
-  private final FencedLeaseLock lock = new FencedLeaseLock(lease, term, Duration.ofSeconds(6));
+  /** The bucket Leases each read finds; the last answer repeats. */
+  private final Deque<List<V1Lease>> buckets = new ArrayDeque<>(List.of(List.of()));
+  private int bucketReads;
+  private final FencedLeaseLock lock = new FencedLeaseLock(lease, term, Duration.ofSeconds(6),
+      new RivalLeases(() -> {
+        bucketReads++;
+        return buckets.size() > 1 ? buckets.poll() : buckets.peek();
+      }, Duration.ofSeconds(6), nanos::get));
 
   @Test
   void aSuccessfulRenewalGrantsATermFromItsSendInstant() throws Exception {
@@ -76,6 +88,58 @@ class FencedLeaseLockTest {
     lease.refuse = true;
     assertThat(lock.update(record("me", 1))).isFalse();
     assertThat(term.isValid()).isFalse();
+  }
+
+  @Test
+  void aHeldBucketLeaseKeepsTheLeaderLeaseUntouched() throws Exception {
+    bucketReadsFind(List.of(bucketLease("steward-bucket-3", "sharded-a", "17")));
+    assertThat(lock.update(record("me", 1))).isFalse();
+    assertThat(lock.create(record("me", 1))).isFalse();
+    assertThat(lease.updates).isEmpty();
+    assertThat(term.isValid()).isFalse();
+  }
+
+  @Test
+  void aBucketLeaseUnchangedForALeaseDurationNoLongerCounts() throws Exception {
+    bucketReadsFind(List.of(bucketLease("steward-bucket-3", "sharded-a", "17")));
+    assertThat(lock.update(record("me", 1))).isFalse();
+    nanos.addAndGet(Duration.ofSeconds(6).toNanos());
+    assertThat(lock.update(record("me", 1))).as("its holder stopped renewing a lease duration ago").isTrue();
+    assertThat(term.isValid()).isTrue();
+  }
+
+  @Test
+  void aBucketTakenWhileTheLeaseWasWrittenMakesItGiveTheLeaseBack() throws Exception {
+    bucketReadsFind(List.of(bucketLease("steward-bucket-3", "", "17")),
+        List.of(bucketLease("steward-bucket-3", "sharded-a", "18")));
+    assertThat(lock.update(record("me", 1))).isFalse();
+    assertThat(lease.updates).extracting(LeaderElectionRecord::getHolderIdentity).containsExactly("me", "");
+    assertThat(term.isValid()).as("no term for a Lease given back").isFalse();
+  }
+
+  @Test
+  void renewalsDoNotReadTheBucketLeases() throws Exception {
+    lease.record = new LeaderElectionRecord();
+    lock.get();
+    assertThat(lock.update(record("me", 1))).isTrue();
+    int reads = bucketReads;
+    lock.get();
+    assertThat(lock.update(record("me", 1))).isTrue();
+    assertThat(bucketReads).isEqualTo(reads);
+  }
+
+  /** The leader Lease free, and what each read of the bucket Leases finds from now on. */
+  @SafeVarargs
+  private void bucketReadsFind(List<V1Lease>... answers) throws Exception {
+    buckets.clear();
+    buckets.addAll(List.of(answers));
+    lease.record = new LeaderElectionRecord();
+    lock.get();
+  }
+
+  private static V1Lease bucketLease(String name, String holder, String resourceVersion) {
+    return new V1Lease().metadata(new V1ObjectMeta().name(name).resourceVersion(resourceVersion))
+        .spec(new V1LeaseSpec().holderIdentity(holder));
   }
 
   private static LeaderElectionRecord record(String holder, int transitions) {

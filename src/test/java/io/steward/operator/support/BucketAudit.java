@@ -24,6 +24,7 @@ import java.util.Set;
 public final class BucketAudit {
   private static final Set<String> OWNED = Set.of("webapps", "deployments", "services");
   private static final String BUCKET_LEASE = "steward-bucket-";
+  private static final String LEADER_LEASE = "steward-leader";
 
   /** A successful write of a bucket Lease: by whom, naming whom (empty: a release). */
   public record LeaseWrite(Instant at, int bucket, String writer, String holder) {}
@@ -34,6 +35,7 @@ public final class BucketAudit {
   private final int buckets;
   private final Duration leaseDuration;
   private final Map<Integer, List<LeaseWrite>> leaseWrites = new HashMap<>();
+  private final List<LeaseWrite> leaderLeaseWrites = new ArrayList<>();
 
   public BucketAudit(AuditLog log, String namespace, String leaseNamespace, int buckets, Duration leaseDuration) {
     this.entries = log.entries(e -> e.fromUserAgentStartingWith("steward/") && e.mutating()
@@ -48,6 +50,8 @@ public final class BucketAudit {
         int bucket = Integer.parseInt(e.name().substring(BUCKET_LEASE.length()));
         leaseWrites.computeIfAbsent(bucket, b -> new ArrayList<>())
             .add(new LeaseWrite(e.received(), bucket, identity(e.userAgent()), e.leaseHolder()));
+      } else if ("leases".equals(e.resource()) && leaseNamespace.equals(e.namespace()) && LEADER_LEASE.equals(e.name())) {
+        leaderLeaseWrites.add(new LeaseWrite(e.received(), -1, identity(e.userAgent()), e.leaseHolder()));
       }
     }
   }
@@ -67,8 +71,17 @@ public final class BucketAudit {
 
   /** Who held {@code bucket} at {@code at} by the Lease writes: empty when no one (released, expired, never taken). */
   public String holderAt(int bucket, Instant at) {
+    return holderAt(leaseWrites.getOrDefault(bucket, List.of()), at);
+  }
+
+  /** Who held the leader mode's Lease at {@code at}, judged as a bucket's. */
+  public String leaderAt(Instant at) {
+    return holderAt(leaderLeaseWrites, at);
+  }
+
+  private String holderAt(List<LeaseWrite> writes, Instant at) {
     LeaseWrite last = null;
-    for (LeaseWrite write : leaseWrites.getOrDefault(bucket, List.of())) {
+    for (LeaseWrite write : writes) {
       if (write.at().isAfter(at)) {
         break;
       }
@@ -83,6 +96,25 @@ public final class BucketAudit {
   /** Writes that lie outside their writer's term of the object's bucket. */
   public List<AuditLog.Entry> writesOutsideTheirTerm() {
     return writesOutsideTheirTerm(Instant.MIN);
+  }
+
+  /**
+   * Writes by a replica that was not the object's one writer then: either the leader while no bucket
+   * Lease of the object's bucket was held, or the bucket's holder while no leader held its Lease.
+   */
+  public List<AuditLog.Entry> writesBesideTheOtherMode() {
+    List<AuditLog.Entry> violations = new ArrayList<>();
+    for (AuditLog.Entry e : objectWrites()) {
+      String writer = identity(e.userAgent());
+      String leader = leaderAt(e.received());
+      String bucketHolder = e.name().isEmpty() ? "" : holderAt(bucketOf(e.name()), e.received());
+      boolean asLeader = writer.equals(leader) && bucketHolder.isEmpty();
+      boolean asBucketHolder = writer.equals(bucketHolder) && leader.isEmpty();
+      if (!asLeader && !asBucketHolder) {
+        violations.add(e);
+      }
+    }
+    return violations;
   }
 
   /** Writes since {@code from} that lie outside their writer's term of the object's bucket. */
