@@ -126,23 +126,25 @@ final class BenchResults {
    * single-leader mode, the baseline; "sharded") started together: seconds from the first replica's
    * start to the last WebApp converged, and from the first converged WebApp to the last, with their
    * paces; CPU per WebApp in ms of the replicas together (from their start, so start-up counts),
-   * kube-apiserver, etcd, and their total; writes to WebApps, their status, Deployments and Services
-   * per WebApp and 409s, all replicas; each replica; at rest; WebApps, Deployments and Services the
-   * cluster stored before the run (what earlier runs left).
+   * kube-apiserver, etcd, and their total; reconciles per WebApp, writes to WebApps, their status,
+   * Deployments and Services per WebApp and 409s, all replicas, and their requests by verb and resource;
+   * each replica; at rest; WebApps, Deployments and Services the cluster stored before the run (what
+   * earlier runs left).
    */
   record ScalingRun(int n, String mode, int replicas, boolean timedOut, double startToAllSeconds,
       double webAppsPerSecond, double firstToAllSeconds, double firstToAllWebAppsPerSecond,
-      Map<String, Double> cpuMillisPerWebApp, double writesPerWebApp, int conflicts, List<ScalingReplica> perReplica,
-      ScalingAtRest atRest, Map<String, Long> storedBefore) {}
+      Map<String, Double> cpuMillisPerWebApp, double reconcilesPerWebApp, double writesPerWebApp, int conflicts,
+      Map<String, Integer> requests, List<ScalingReplica> perReplica, ScalingAtRest atRest,
+      Map<String, Long> storedBefore) {}
 
   /**
    * One replica: start to readiness; CPU seconds from its start to readiness and to the last WebApp
    * converged; the buckets it held and the WebApps it cached (steward_webapps) once the assignment was
-   * balanced; live heap and RSS after a full GC, and its peak RSS (VmHWM) before it; CPU at rest, % of
-   * one core.
+   * balanced; live heap and RSS after a full GC, its peak RSS (VmHWM) before it and its threads; CPU at
+   * rest, % of one core.
    */
   record ScalingReplica(String identity, double secondsToReady, double cpuSecondsAtReady, double cpuSeconds,
-      int buckets, int cachedWebApps, double liveHeapMiB, double rssAfterGcMiB, double peakRssMiB,
+      int buckets, int cachedWebApps, double liveHeapMiB, double rssAfterGcMiB, double peakRssMiB, long threads,
       double idleCpuPercent) {}
 
   /**

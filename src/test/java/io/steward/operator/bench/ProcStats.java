@@ -22,11 +22,21 @@ public final class ProcStats {
     return statusBytes(pid, "VmHWM:");
   }
 
+  /** The process's thread count now, or -1 when it is gone. */
+  static long threads(long pid) {
+    return statusNumber(pid, "Threads:");
+  }
+
   private static long statusBytes(long pid, String field) {
+    long kib = statusNumber(pid, field);
+    return kib < 0 ? -1 : kib * 1024;
+  }
+
+  private static long statusNumber(long pid, String field) {
     try {
       for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
         if (line.startsWith(field)) {
-          return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+          return Long.parseLong(line.replaceAll("[^0-9]", ""));
         }
       }
       return -1;

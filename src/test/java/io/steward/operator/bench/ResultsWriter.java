@@ -211,7 +211,7 @@ final class ResultsWriter {
         .append("readiness. Heap and RSS after a full GC once converged; peak RSS is the process's high-water mark.\n\n")
         .append("| N | configuration | start → all converged | first converged → all | CPU ms per WebApp: replicas ")
         .append("(from readiness); kube-apiserver; etcd; total | CPU s per replica (to readiness) | live heap MiB per replica | ")
-        .append("RSS MiB per replica: after GC; peak | buckets; WebApps cached per replica | writes per WebApp; 409s |\n")
+        .append("RSS MiB per replica: after GC; peak; threads | buckets; WebApps cached per replica | per WebApp: reconciles; writes; 409s |\n")
         .append("|---|---|---|---|---|---|---|---|---|---|\n");
     for (BenchResults.ScalingRun run : s.runs()) {
       List<BenchResults.ScalingReplica> replicas = run.perReplica();
@@ -229,10 +229,12 @@ final class ResultsWriter {
           .append(each(replicas, p -> Figure.format(p.cpuSeconds()) + " (" + Figure.format(p.cpuSecondsAtReady()) + ")"))
           .append(" | ").append(each(replicas, p -> Figure.format(p.liveHeapMiB()))).append(" | ")
           .append(each(replicas, p -> Figure.format(p.rssAfterGcMiB()))).append("; ")
-          .append(each(replicas, p -> Figure.format(p.peakRssMiB()))).append(" | ")
+          .append(each(replicas, p -> Figure.format(p.peakRssMiB()))).append("; ")
+          .append(each(replicas, p -> Long.toString(p.threads()))).append(" | ")
           .append(each(replicas, p -> Integer.toString(p.buckets()))).append("; ")
           .append(each(replicas, p -> Integer.toString(p.cachedWebApps()))).append(" | ")
-          .append(Figure.format(run.writesPerWebApp())).append("; ").append(run.conflicts()).append(" |\n");
+          .append(Figure.format(run.reconcilesPerWebApp())).append("; ").append(Figure.format(run.writesPerWebApp()))
+          .append("; ").append(run.conflicts()).append(" |\n");
     }
     md.append("\nAt rest, ").append(s.restSeconds()).append(" s after convergence (requests from the audit log):\n\n")
         .append("| N | configuration | CPU per replica, % of one core | Lease writes/s, all replicas | ")

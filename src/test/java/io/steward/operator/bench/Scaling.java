@@ -103,7 +103,9 @@ final class Scaling {
       for (Replica r : replicas) {
         r.buckets = held.getOrDefault(r.process.identity(), configuration.sharded() ? 0 : buckets);
         r.cached = (int) r.process.metricValues("steward_webapps").stream().mapToDouble(Double::doubleValue).sum();
+        r.reconciles = bench.reconcileTotal(r.process);
         r.peakRss = ProcStats.peakRssBytes(r.process.pid());
+        r.threads = ProcStats.threads(r.process.pid());
         r.memory = bench.memory(r.process, true);
       }
       BenchResults.ScalingAtRest atRest = atRest(replicas, agents);
@@ -115,8 +117,8 @@ final class Scaling {
       BenchResults.ScalingRun run = new BenchResults.ScalingRun(n, configuration.mode(), configuration.replicas(),
           timedOut, Figure.round(seconds), Figure.round(ScalingMath.perSecond(n, seconds)),
           Figure.round(span.seconds()), Figure.round(span.webAppsPerSecond()), Figure.rounded(cpuPerWebApp),
-          Figure.round(requests.ownedWritesPer(n)),
-          requests.conflicts(), replicas.stream().map(Replica::result).toList(), atRest, storedBefore);
+          Figure.round(replicas.stream().mapToLong(r -> r.reconciles).sum() / (double) n),
+          Figure.round(requests.ownedWritesPer(n)), requests.conflicts(), requests.byVerbAndResource(), replicas.stream().map(Replica::result).toList(), atRest, storedBefore);
       log.info("scaling N={} {}: {} s from the start ({} WebApps/s), first converged to all {} WebApps/s, CPU ms per "
               + "WebApp {}, per replica {}, at rest {}", n, configuration.label(), run.startToAllSeconds(),
           run.webAppsPerSecond(), run.firstToAllWebAppsPerSecond(), run.cpuMillisPerWebApp(), run.perReplica(),
@@ -137,7 +139,9 @@ final class Scaling {
     double cpuSeconds = Double.NaN;
     int buckets;
     int cached;
+    long reconciles;
     double peakRss = Double.NaN;
+    long threads;
     double[] memory = {Double.NaN, Double.NaN, Double.NaN, Double.NaN};
     double idleCpuPercent = Double.NaN;
 
@@ -149,7 +153,7 @@ final class Scaling {
     BenchResults.ScalingReplica result() {
       return new BenchResults.ScalingReplica(process.identity(), Figure.round((readyAt - start) / 1e9),
           Figure.round(cpuAtReady), Figure.round(cpuSeconds), buckets, cached, Figure.round(memory[2] / MIB),
-          Figure.round(memory[3] / MIB), Figure.round(peakRss / MIB), Figure.round(idleCpuPercent));
+          Figure.round(memory[3] / MIB), Figure.round(peakRss / MIB), threads, Figure.round(idleCpuPercent));
     }
   }
 

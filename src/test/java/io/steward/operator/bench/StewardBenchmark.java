@@ -646,7 +646,7 @@ public final class StewardBenchmark {
     return reconcileTotal(op);
   }
 
-  private long reconcileTotal(OperatorProcess op) {
+  long reconcileTotal(OperatorProcess op) {
     JsonObject counts = reconciles(op);
     return counts == null ? -1 : total(counts);
   }
