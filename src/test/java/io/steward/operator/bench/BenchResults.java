@@ -128,13 +128,14 @@ final class BenchResults {
    * paces; CPU per WebApp in ms of the replicas together (from their start, so start-up counts),
    * kube-apiserver, etcd, and their total; reconciles per WebApp, writes to WebApps, their status,
    * Deployments and Services per WebApp and 409s, all replicas, and their requests by verb and resource;
-   * each replica; at rest; WebApps, Deployments and Services the cluster stored before the run (what
-   * earlier runs left).
+   * the CPU other processes than those measured took meanwhile, % of one core (the machine may be
+   * shared); each replica; at rest; WebApps, Deployments and Services the cluster stored before the run
+   * (what earlier runs left).
    */
   record ScalingRun(int n, String mode, int replicas, boolean timedOut, double startToAllSeconds,
       double webAppsPerSecond, double firstToAllSeconds, double firstToAllWebAppsPerSecond,
       Map<String, Double> cpuMillisPerWebApp, double reconcilesPerWebApp, double writesPerWebApp, int conflicts,
-      Map<String, Integer> requests, List<ScalingReplica> perReplica, ScalingAtRest atRest,
+      Map<String, Integer> requests, double othersCpuPercent, List<ScalingReplica> perReplica, ScalingAtRest atRest,
       Map<String, Long> storedBefore) {}
 
   /**
@@ -150,8 +151,8 @@ final class BenchResults {
   /**
    * After convergence, {@code seconds} at rest: the replicas' Lease writes and all their requests per
    * second, their writes to WebApps, Deployments and Services (should be 0), from the audit log; the
-   * API server's and etcd's CPU, % of one core.
+   * API server's and etcd's CPU, and the other processes', % of one core.
    */
   record ScalingAtRest(double seconds, double leaseWritesPerSecond, double requestsPerSecond, int objectWrites,
-      double apiServerCpuPercent, double etcdCpuPercent) {}
+      double apiServerCpuPercent, double etcdCpuPercent, double othersCpuPercent) {}
 }

@@ -59,6 +59,23 @@ public final class ProcStats {
     }
   }
 
+  /**
+   * CPU seconds all processors have spent busy since boot (user, nice, system, irq, softirq and steal
+   * of /proc/stat's first line), or NaN when unreadable.
+   */
+  static double machineBusySeconds() {
+    try {
+      String[] fields = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+      long busy = 0;
+      for (int field : new int[] {1, 2, 3, 6, 7, 8}) {
+        busy += Long.parseLong(fields[field]);
+      }
+      return busy / (double) TICKS_PER_SECOND;
+    } catch (IOException | RuntimeException e) {
+      return Double.NaN;
+    }
+  }
+
   static String loadAverage() {
     try {
       String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");

@@ -211,8 +211,8 @@ final class ResultsWriter {
         .append("readiness. Heap and RSS after a full GC once converged; peak RSS is the process's high-water mark.\n\n")
         .append("| N | configuration | start → all converged | first converged → all | CPU ms per WebApp: replicas ")
         .append("(from readiness); kube-apiserver; etcd; total | CPU s per replica (to readiness) | live heap MiB per replica | ")
-        .append("RSS MiB per replica: after GC; peak; threads | buckets; WebApps cached per replica | per WebApp: reconciles; writes; 409s |\n")
-        .append("|---|---|---|---|---|---|---|---|---|---|\n");
+        .append("RSS MiB per replica: after GC; peak; threads | buckets; WebApps cached per replica | per WebApp: reconciles; writes; 409s | ")
+        .append("other processes' CPU, % of one core |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (BenchResults.ScalingRun run : s.runs()) {
       List<BenchResults.ScalingReplica> replicas = run.perReplica();
       Map<String, Double> cpu = run.cpuMillisPerWebApp();
@@ -234,11 +234,11 @@ final class ResultsWriter {
           .append(each(replicas, p -> Integer.toString(p.buckets()))).append("; ")
           .append(each(replicas, p -> Integer.toString(p.cachedWebApps()))).append(" | ")
           .append(Figure.format(run.reconcilesPerWebApp())).append("; ").append(Figure.format(run.writesPerWebApp()))
-          .append("; ").append(run.conflicts()).append(" |\n");
+          .append("; ").append(run.conflicts()).append(" | ").append(Figure.format(run.othersCpuPercent())).append(" |\n");
     }
     md.append("\nAt rest, ").append(s.restSeconds()).append(" s after convergence (requests from the audit log):\n\n")
         .append("| N | configuration | CPU per replica, % of one core | Lease writes/s, all replicas | ")
-        .append("requests/s, all replicas | writes to WebApps, Deployments, Services | kube-apiserver; etcd CPU, % |\n")
+        .append("requests/s, all replicas | writes to WebApps, Deployments, Services | kube-apiserver; etcd; other processes' CPU, % |\n")
         .append("|---|---|---|---|---|---|---|\n");
     for (BenchResults.ScalingRun run : s.runs()) {
       BenchResults.ScalingAtRest rest = run.atRest();
@@ -247,7 +247,7 @@ final class ResultsWriter {
           .append(Figure.format(rest.leaseWritesPerSecond())).append(" | ")
           .append(Figure.format(rest.requestsPerSecond())).append(" | ").append(rest.objectWrites()).append(" | ")
           .append(Figure.format(rest.apiServerCpuPercent())).append("; ").append(Figure.format(rest.etcdCpuPercent()))
-          .append(" |\n");
+          .append("; ").append(Figure.format(rest.othersCpuPercent())).append(" |\n");
     }
     String left = s.runs().stream().filter(run -> run.storedBefore().getOrDefault("webapps", 0L) > 0
         || run.storedBefore().getOrDefault("deployments", 0L) > 0).map(run -> "N=" + run.n() + " "

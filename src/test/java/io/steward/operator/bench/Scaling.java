@@ -72,6 +72,7 @@ final class Scaling {
     bench.createWebApps(ns, names, true);
     long mark = bench.audit.size();
     Map<String, Double> cpuBefore = bench.controlPlaneCpu();
+    double[] machineBefore = machine(cpuBefore);
     List<Replica> replicas = new ArrayList<>();
     try {
       long start = System.nanoTime();
@@ -87,6 +88,7 @@ final class Scaling {
       Map<String, Double> cpuAfter = bench.controlPlaneCpu();
       replicas.forEach(r -> r.cpuSeconds = ProcStats.cpuSeconds(r.process.pid()));
       cpuAfter.put("replicas", replicas.stream().mapToDouble(r -> r.cpuSeconds).sum());
+      double[] machineAfter = machine(cpuAfter);
       if (timedOut) {
         bench.results.notes.add("scaling N=" + n + ", " + configuration.label() + ": timed out with "
             + bench.observer.convergedIn(ns) + " converged");
@@ -118,7 +120,9 @@ final class Scaling {
           timedOut, Figure.round(seconds), Figure.round(ScalingMath.perSecond(n, seconds)),
           Figure.round(span.seconds()), Figure.round(span.webAppsPerSecond()), Figure.rounded(cpuPerWebApp),
           Figure.round(replicas.stream().mapToLong(r -> r.reconciles).sum() / (double) n),
-          Figure.round(requests.ownedWritesPer(n)), requests.conflicts(), requests.byVerbAndResource(), replicas.stream().map(Replica::result).toList(), atRest, storedBefore);
+          Figure.round(requests.ownedWritesPer(n)), requests.conflicts(), requests.byVerbAndResource(),
+          Figure.round(othersPercent(machineBefore, machineAfter, seconds)),
+          replicas.stream().map(Replica::result).toList(), atRest, storedBefore);
       log.info("scaling N={} {}: {} s from the start ({} WebApps/s), first converged to all {} WebApps/s, CPU ms per "
               + "WebApp {}, per replica {}, at rest {}", n, configuration.label(), run.startToAllSeconds(),
           run.webAppsPerSecond(), run.firstToAllWebAppsPerSecond(), run.cpuMillisPerWebApp(), run.perReplica(),
@@ -234,14 +238,19 @@ final class Scaling {
     Map<String, Double> controlPlaneBefore = bench.controlPlaneCpu();
     Map<Replica, Double> before = new LinkedHashMap<>();
     replicas.forEach(r -> before.put(r, ProcStats.cpuSeconds(r.process.pid())));
+    double[] machineBefore = machine(withReplicas(controlPlaneBefore, List.copyOf(before.values())));
     Instant from = Instant.now();
     long t0 = System.nanoTime();
     Observer.sleep(TimeUnit.SECONDS.toMillis(settings.scalingRestSeconds()));
     double seconds = (System.nanoTime() - t0) / 1e9;
     Instant to = Instant.now();
-    replicas.forEach(r -> r.idleCpuPercent = ScalingMath.percentOfOneCore(before.get(r),
-        ProcStats.cpuSeconds(r.process.pid()), seconds));
     Map<String, Double> controlPlaneAfter = bench.controlPlaneCpu();
+    List<Double> after = replicas.stream().map(r -> ProcStats.cpuSeconds(r.process.pid())).toList();
+    double[] machineAfter = machine(withReplicas(controlPlaneAfter, after));
+    for (int i = 0; i < replicas.size(); i++) {
+      Replica r = replicas.get(i);
+      r.idleCpuPercent = ScalingMath.percentOfOneCore(before.get(r), after.get(i), seconds);
+    }
     Observer.sleep(1000); // the audit log is written when a request completes
     List<AuditLog.Entry> sent = bench.audit.entriesAfter(mark, e -> agents.contains(e.userAgent()));
     List<Instant> all = sent.stream().map(AuditLog.Entry::received).toList();
@@ -254,7 +263,27 @@ final class Scaling {
         Figure.round(ScalingMath.perSecond(ScalingMath.within(all, from, to), seconds)),
         ScalingMath.within(objectWrites, from, to),
         Figure.round(controlPlaneShare(controlPlaneBefore, controlPlaneAfter, "kube-apiserver", seconds)),
-        Figure.round(controlPlaneShare(controlPlaneBefore, controlPlaneAfter, "etcd", seconds)));
+        Figure.round(controlPlaneShare(controlPlaneBefore, controlPlaneAfter, "etcd", seconds)),
+        Figure.round(othersPercent(machineBefore, machineAfter, seconds)));
+  }
+
+  /**
+   * {the machine's busy CPU seconds, those of the measured processes: this JVM and {@code cpu}'s}, read
+   * together, so that what the other processes took can be told (the machine may be shared).
+   */
+  private static double[] machine(Map<String, Double> cpu) {
+    return new double[] {ProcStats.machineBusySeconds(), ProcStats.cpuSeconds(ProcessHandle.current().pid())
+        + cpu.values().stream().mapToDouble(Double::doubleValue).sum()};
+  }
+
+  private static Map<String, Double> withReplicas(Map<String, Double> controlPlane, List<Double> replicas) {
+    Map<String, Double> cpu = new LinkedHashMap<>(controlPlane);
+    cpu.put("replicas", replicas.stream().mapToDouble(Double::doubleValue).sum());
+    return cpu;
+  }
+
+  private static double othersPercent(double[] before, double[] after, double seconds) {
+    return ScalingMath.othersPercentOfOneCore(before[0], after[0], before[1], after[1], seconds);
   }
 
   private static double controlPlaneShare(Map<String, Double> before, Map<String, Double> after, String component,

@@ -48,6 +48,15 @@ final class ScalingMath {
     return seconds > 0 ? 100 * (cpuSecondsAfter - cpuSecondsBefore) / seconds : Double.NaN;
   }
 
+  /**
+   * What processes other than the measured ones used of the machine between two readings, as a
+   * percentage of one core: the machine's busy CPU seconds less the measured processes' own.
+   */
+  static double othersPercentOfOneCore(double machineBefore, double machineAfter, double measuredBefore,
+      double measuredAfter, double seconds) {
+    return percentOfOneCore(machineBefore - measuredBefore, machineAfter - measuredAfter, seconds);
+  }
+
   /** How many of {@code times} lie in [from, to). */
   static int within(Collection<Instant> times, Instant from, Instant to) {
     return (int) times.stream().filter(t -> !t.isBefore(from) && t.isBefore(to)).count();
