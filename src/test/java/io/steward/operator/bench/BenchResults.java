@@ -21,6 +21,8 @@ final class BenchResults {
   Map<String, Object> controlPlane = new LinkedHashMap<>();
   /** Steward beside a Go ceiling and a controller-runtime operator (issue 17); null when they were skipped. */
   Contenders contenders;
+  /** Single-leader and sharded mode side by side at each N (issue 16); null when skipped. */
+  Scaling scaling;
   List<String> notes = new ArrayList<>();
   /** Every convergence run's curve, for the pictures ({@link BenchCharts}). */
   List<Curve> curves = new ArrayList<>();
@@ -115,4 +117,42 @@ final class BenchResults {
 
   /** Steward's ratios in one scenario; see {@link ContenderMath#ratios}. */
   record Ratios(String mode, int n, Figure toJavaCeiling, double toGoCeiling, double toControllerRuntime) {}
+
+  /** The scaling section (the Scaling class): one run per N and configuration, in the order run. */
+  record Scaling(int restSeconds, List<ScalingRun> runs) {}
+
+  /**
+   * N WebApps waiting in a fresh namespace, then {@code replicas} replicas in {@code mode} ("leader":
+   * single-leader mode, the baseline; "sharded") started together: seconds from the first replica's
+   * start to the last WebApp converged, and from the first converged WebApp to the last, with their
+   * paces; CPU per WebApp in ms of the replicas together (from their start, so start-up counts),
+   * kube-apiserver, etcd, and their total; reconciles per WebApp, writes to WebApps, their status,
+   * Deployments and Services per WebApp and 409s, all replicas, and their requests by verb and resource;
+   * the CPU other processes than those measured took meanwhile, % of one core (the machine may be
+   * shared); each replica; at rest; WebApps, Deployments and Services the cluster stored before the run
+   * (what earlier runs left).
+   */
+  record ScalingRun(int n, String mode, int replicas, boolean timedOut, double startToAllSeconds,
+      double webAppsPerSecond, double firstToAllSeconds, double firstToAllWebAppsPerSecond,
+      Map<String, Double> cpuMillisPerWebApp, double reconcilesPerWebApp, double writesPerWebApp, int conflicts,
+      Map<String, Integer> requests, double othersCpuPercent, List<ScalingReplica> perReplica, ScalingAtRest atRest,
+      Map<String, Long> storedBefore) {}
+
+  /**
+   * One replica: start to readiness; CPU seconds from its start to readiness and to the last WebApp
+   * converged; the buckets it held and the WebApps it cached (steward_webapps) once the assignment was
+   * balanced; live heap and RSS after a full GC, its peak RSS (VmHWM) before it and its threads; CPU at
+   * rest, % of one core.
+   */
+  record ScalingReplica(String identity, double secondsToReady, double cpuSecondsAtReady, double cpuSeconds,
+      int buckets, int cachedWebApps, double liveHeapMiB, double rssAfterGcMiB, double peakRssMiB, long threads,
+      double idleCpuPercent) {}
+
+  /**
+   * After convergence, {@code seconds} at rest: the replicas' Lease writes and all their requests per
+   * second, their writes to WebApps, Deployments and Services (should be 0), from the audit log; the
+   * API server's and etcd's CPU, and the other processes', % of one core.
+   */
+  record ScalingAtRest(double seconds, double leaseWritesPerSecond, double requestsPerSecond, int objectWrites,
+      double apiServerCpuPercent, double etcdCpuPercent, double othersCpuPercent) {}
 }

@@ -45,6 +45,11 @@ import java.util.Map;
  * @param contenderSize the N at which the controller-runtime operator converges (created at once and
  *     backlog) beside Steward's runs of the same N; by default the largest N up to 1000
  * @param contenderConcurrencies the client-go writer's goroutine counts (its sweep)
+ * @param scalingSizes the N of the scaling section (issue 16: single-leader mode, then sharded mode with each
+ *     of {@code scalingReplicas}); empty skips it
+ * @param scalingReplicas the sharded replica counts the scaling section compares with the single leader
+ * @param scalingRestSeconds how long the scaling section watches the replicas at rest after convergence
+ * @param only run just this section ({@code scaling}), or everything when empty
  * @param output where results.json and results.md go
  * @param clusterDir the benchmark's own local cluster
  */
@@ -53,7 +58,11 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
     int workers, int latencyChanges, int latencyLoad, int startupRepeats, Map<String, List<String>> startupVariants,
     int startupVariantRepeats, String resyncPeriod, int creators, boolean image, List<String> jvmOptions,
     List<List<String>> compareJvmOptions, Map<String, String> operatorProperties, boolean contenders,
-    int contenderSize, List<Integer> contenderConcurrencies, Path output, Path clusterDir) {
+    int contenderSize, List<Integer> contenderConcurrencies, List<Integer> scalingSizes, List<Integer> scalingReplicas,
+    int scalingRestSeconds, String only, Path output, Path clusterDir) {
+
+  /** The section {@code -Dsteward.bench.only} can pick. */
+  public static final String ONLY_SCALING = "scaling";
 
   /**
    * The JVM's own defaults where the chart tunes them (C2 compilation, heap free ratios), added to
@@ -109,8 +118,30 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
         Boolean.parseBoolean(System.getProperty("steward.bench.contenders", "true")),
         integer("steward.bench.contender-size", Math.min(1000, sizes.stream().mapToInt(Integer::intValue).max().orElse(0))),
         integers("steward.bench.contender-concurrencies", "8,16,32,64"),
+        integers("steward.bench.scaling-sizes", full ? "3000,10000" : quick ? "3000" : "20"),
+        // Three replicas in smoke would lengthen every `mvn verify` for little more than two show.
+        integers("steward.bench.scaling-replicas", full || quick ? "1,2,3" : "1,2"),
+        integer("steward.bench.scaling-rest", full || quick ? 30 : 5),
+        only(System.getProperty("steward.bench.only", "")),
         Path.of(System.getProperty("steward.bench.output", "target/bench")),
         Path.of(System.getProperty("steward.bench.cluster-dir", "target/bench/cluster")));
+  }
+
+  /** Whether every section runs, not just the scaling one. */
+  public boolean everySection() {
+    return only.isEmpty();
+  }
+
+  public boolean scaling() {
+    return !scalingSizes.isEmpty() && (everySection() || only.equals(ONLY_SCALING));
+  }
+
+  private static String only(String value) {
+    String section = value.trim().toLowerCase(Locale.ROOT);
+    if (!section.isEmpty() && !section.equals(ONLY_SCALING)) {
+      throw new IllegalArgumentException("steward.bench.only must be empty or " + ONLY_SCALING + ", not " + value);
+    }
+    return section;
   }
 
   public int repeatsFor(int n) {

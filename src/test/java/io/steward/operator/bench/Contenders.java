@@ -23,7 +23,6 @@ import java.nio.file.Path;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -122,7 +121,7 @@ final class Contenders {
         ContenderMath.cpuMillisPerWebApp(before, after, line.webApps()));
     log.info("Go writer, {} goroutines, {} WebApps, #{}: {} WebApps/s, {} writes/WebApp, CPU ms/WebApp {}",
         concurrency, line.webApps(), repeat, Figure.format(line.webAppsPerSecond()),
-        Figure.format(run.writesPerWebApp()), rounded(run.cpuMillisPerWebApp()));
+        Figure.format(run.writesPerWebApp()), Figure.rounded(run.cpuMillisPerWebApp()));
     return run;
   }
 
@@ -197,7 +196,7 @@ final class Contenders {
             + "{} GETs, {} conflicts, CPU ms/WebApp {}, peak RSS {} MiB", mode, n, repeat, Figure.format(span.seconds()),
         Figure.format(span.webAppsPerSecond()), Figure.format(sample.startToFirstSeconds()),
         Figure.format(requests.ownedWritesPer(n)), requests.gets(), requests.conflicts(),
-        rounded(sample.cpuMillisPerWebApp()), Figure.format(peak / MIB));
+        Figure.rounded(sample.cpuMillisPerWebApp()), Figure.format(peak / MIB));
     bench.cleanup(StewardBenchmark.NS_RUN);
     return sample;
   }
@@ -309,12 +308,6 @@ final class Contenders {
           .forEach(c -> c.getAsJsonObject().remove("lastTransitionTime"));
     }
     return copy;
-  }
-
-  private static Map<String, Double> rounded(Map<String, Double> values) {
-    Map<String, Double> out = new LinkedHashMap<>();
-    values.forEach((k, v) -> out.put(k, Figure.round(v)));
-    return out;
   }
 
   /**

@@ -2,7 +2,9 @@ package io.steward.operator.bench;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One measured quantity over its repeats: the median, the spread (min and max) and every value,
@@ -44,6 +46,13 @@ public record Figure(String unit, int repeats, double median, double min, double
     }
     double scale = Math.pow(10, 3 - Math.floor(Math.log10(Math.abs(value))));
     return Math.round(value * scale) / scale;
+  }
+
+  /** The same values, each rounded as {@link #round} does, in the same order. */
+  public static Map<String, Double> rounded(Map<String, Double> values) {
+    Map<String, Double> rounded = new LinkedHashMap<>();
+    values.forEach((key, value) -> rounded.put(key, round(value)));
+    return rounded;
   }
 
   /** "1.23 s (n=3, 1.20–1.31)" style text for the Markdown table. */

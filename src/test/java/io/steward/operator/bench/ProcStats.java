@@ -22,11 +22,21 @@ public final class ProcStats {
     return statusBytes(pid, "VmHWM:");
   }
 
+  /** The process's thread count now, or -1 when it is gone. */
+  static long threads(long pid) {
+    return statusNumber(pid, "Threads:");
+  }
+
   private static long statusBytes(long pid, String field) {
+    long kib = statusNumber(pid, field);
+    return kib < 0 ? -1 : kib * 1024;
+  }
+
+  private static long statusNumber(long pid, String field) {
     try {
       for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
         if (line.startsWith(field)) {
-          return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+          return Long.parseLong(line.replaceAll("[^0-9]", ""));
         }
       }
       return -1;
@@ -44,6 +54,23 @@ public final class ProcStats {
       long utime = Long.parseLong(fields[11]);
       long stime = Long.parseLong(fields[12]);
       return (utime + stime) / (double) TICKS_PER_SECOND;
+    } catch (IOException | RuntimeException e) {
+      return Double.NaN;
+    }
+  }
+
+  /**
+   * CPU seconds all processors have spent busy since boot (user, nice, system, irq, softirq and steal
+   * of /proc/stat's first line), or NaN when unreadable.
+   */
+  static double machineBusySeconds() {
+    try {
+      String[] fields = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+      long busy = 0;
+      for (int field : new int[] {1, 2, 3, 6, 7, 8}) {
+        busy += Long.parseLong(fields[field]);
+      }
+      return busy / (double) TICKS_PER_SECOND;
     } catch (IOException | RuntimeException e) {
       return Double.NaN;
     }

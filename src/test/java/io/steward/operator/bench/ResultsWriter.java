@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /** results.json (every value, every repeat), results.md (one table, median and spread) and the pictures it links. */
 final class ResultsWriter {
@@ -47,9 +48,10 @@ final class ResultsWriter {
         .append("\n");
     md.append("- Figures: median (min–max) over the repeats shown; command: `").append(COMMAND).append("`\n\n");
 
-    md.append("| # | measure | N | repeats | result | goal |\n|---|---|---|---|---|---|\n");
+    // Sections 1-8; with -Dsteward.bench.only=scaling there are none.
+    StringBuilder table = new StringBuilder();
     for (BenchResults.Ceiling c : r.ceiling) {
-      row(md, "1", "ceiling, " + c.concurrency() + " client threads" + (c.withEvents()
+      row(table, "1", "ceiling, " + c.concurrency() + " client threads" + (c.withEvents()
           ? ", plus one Event per WebApp" : "") + (c.storedWebApps() > 0
           ? ", with " + c.storedWebApps() + " converged WebApps and their objects stored" : "") + (c.failedRequests() > 0
           ? " (" + c.failedRequests() + " failed)" : ""), c.webApps(), c.objectsPerSecond().repeats(),
@@ -59,7 +61,7 @@ final class ResultsWriter {
       String what = c.mode().equals("backlog") ? "convergence, backlog (from readiness and leadership)"
           : c.mode().equals("create-at-once") ? "convergence, created at once"
           : "convergence, created at once (JVM: " + c.mode().substring(c.mode().indexOf(", ") + 2) + ")";
-      row(md, "2", what + (c.timedOut() > 0 ? " (" + c.timedOut() + " timed out)" : ""), c.n(),
+      row(table, "2", what + (c.timedOut() > 0 ? " (" + c.timedOut() + " timed out)" : ""), c.n(),
           c.seconds().repeats(), c.seconds().text() + "; " + c.webAppsPerSecond().text() + "; **"
               + c.ratioToCeiling().text() + " × ceiling**",
           c.n() == 1000 && c.mode().equals("create-at-once") ? "≥ 0.7× ceiling" : "");
@@ -74,42 +76,42 @@ final class ResultsWriter {
             .append(Figure.format(1000 * c.seconds().median() / c.n())).append(" s");
       }
       BenchResults.Convergence largest = atOnce.get(atOnce.size() - 1);
-      row(md, "2", "growth with N: convergence time per 1000 WebApps (constant = linear)", largest.n(),
+      row(table, "2", "growth with N: convergence time per 1000 WebApps (constant = linear)", largest.n(),
           largest.seconds().repeats(), growth.toString(), "linear or better");
     }
     for (BenchResults.Requests q : r.requests) {
-      row(md, "3", "requests per WebApp (" + q.mode() + "): writes to Deployments, Services, WebApp status",
+      row(table, "3", "requests per WebApp (" + q.mode() + "): writes to Deployments, Services, WebApp status",
           q.n(), q.ownedWritesPerWebApp().repeats(), q.ownedWritesPerWebApp().text(), "3");
-      row(md, "3", "requests per WebApp (" + q.mode() + "): direct GETs (cache bypass)", q.n(),
+      row(table, "3", "requests per WebApp (" + q.mode() + "): direct GETs (cache bypass)", q.n(),
           q.getsPerWebApp().repeats(), q.getsPerWebApp().text(), "0");
-      row(md, "3", "per WebApp (" + q.mode() + "): reconciles; operator CPU", q.n(),
+      row(table, "3", "per WebApp (" + q.mode() + "): reconciles; operator CPU", q.n(),
           q.reconcilesPerWebApp().repeats(), q.reconcilesPerWebApp().text() + "; "
               + q.operatorCpuMillisPerWebApp().text(), "");
-      row(md, "3", "requests per WebApp (" + q.mode() + "): Events created; per run: 409 conflicts, lists", q.n(),
+      row(table, "3", "requests per WebApp (" + q.mode() + "): Events created; per run: 409 conflicts, lists", q.n(),
           q.eventsPerWebApp().repeats(), q.eventsPerWebApp().text() + "; " + q.conflicts().text() + "; "
               + q.lists().text(), "");
     }
     if (r.steadyState != null) {
       for (BenchResults.Pass p : r.steadyState.passes()) {
-        row(md, "4", "steady state: " + p.what(), p.webApps(), 1, p.ownedWrites() + " writes to owned objects/status, "
+        row(table, "4", "steady state: " + p.what(), p.webApps(), 1, p.ownedWrites() + " writes to owned objects/status, "
             + p.gets() + " GETs, " + p.events() + " events, " + p.lists() + " lists, " + p.leases() + " Lease writes; "
             + p.reconciles()
             + " reconciles in " + Figure.format(p.seconds()) + " s, operator CPU " + Figure.format(p.cpuSeconds())
             + " s", "0 writes");
       }
-      row(md, "4", "steady state: idle operator CPU between the passes (Lease renewals; not polled)",
+      row(table, "4", "steady state: idle operator CPU between the passes (Lease renewals; not polled)",
           r.steadyState.n(), 1,
           Figure.format(r.steadyState.idleCpuPercent()) + " % of one core", "");
     }
     if (r.latency != null) {
       BenchResults.Latency l = r.latency;
-      row(md, "5", "latency spec change → Deployment updated, idle", l.changes(), l.idleMillis().repeats(),
+      row(table, "5", "latency spec change → Deployment updated, idle", l.changes(), l.idleMillis().repeats(),
           "p50 " + Figure.format(l.idleP50()) + " ms, p99 " + Figure.format(l.idleP99()) + " ms", "");
-      row(md, "5", "latency while " + l.loadWebApps() + " others converge (" + l.changesSentWhileLoadConverging()
+      row(table, "5", "latency while " + l.loadWebApps() + " others converge (" + l.changesSentWhileLoadConverging()
               + " of the changes sent before they had; load took " + Figure.format(l.loadSeconds()) + " s)",
           l.changes(), l.loadedMillis().repeats(),
           "p50 " + Figure.format(l.loadedP50()) + " ms, p99 " + Figure.format(l.loadedP99()) + " ms", "");
-      row(md, "5", "latency while a restarted operator's first pass converges " + l.loadWebApps()
+      row(table, "5", "latency while a restarted operator's first pass converges " + l.loadWebApps()
               + " created while it was down (" + l.changesSentDuringRestartPass() + " of the changes sent before "
               + "they had; " + Figure.format(l.restartPassSeconds()) + " s from leadership)",
           l.changes(), l.restartMillis().repeats(),
@@ -118,29 +120,35 @@ final class ResultsWriter {
     }
     for (BenchResults.Memory m : r.memory) {
       if (m.n() == 0) {
-        row(md, "6", "memory, idle operator: live heap; RSS after a full GC", 0, m.liveHeapMiB().repeats(),
+        row(table, "6", "memory, idle operator: live heap; RSS after a full GC", 0, m.liveHeapMiB().repeats(),
             m.liveHeapMiB().text() + "; " + m.rssAfterGcMiB().text(), "");
         continue;
       }
       String jvm = m.jvm().equals("chart") ? "" : " (JVM: " + m.jvm() + ")";
-      row(md, "6", "memory after convergence: RSS; used heap" + jvm, m.n(), m.rssMiB().repeats(),
+      row(table, "6", "memory after convergence: RSS; used heap" + jvm, m.n(), m.rssMiB().repeats(),
           m.rssMiB().text() + "; " + m.heapUsedMiB().text(), m.n() >= 5000 ? "RSS ≤ 300 MB" : "");
-      row(md, "6", "memory after a full GC: live heap; RSS; live heap per WebApp" + jvm, m.n(),
+      row(table, "6", "memory after a full GC: live heap; RSS; live heap per WebApp" + jvm, m.n(),
           m.liveHeapMiB().repeats(),
           m.liveHeapMiB().text() + "; " + m.rssAfterGcMiB().text() + "; " + m.liveHeapBytesPerWebApp().text(), "");
     }
     for (BenchResults.Startup s : r.startup) {
-      row(md, "7", "start-up: JVM start to readiness (caches synced); JVM's own uptime at 'Started'",
+      row(table, "7", "start-up: JVM start to readiness (caches synced); JVM's own uptime at 'Started'",
           s.existingWebApps(), s.secondsToReady().repeats(),
           s.secondsToReady().text() + "; " + s.jvmReportedSeconds().text(), s.existingWebApps() == 0 ? "≤ 3 s" : "");
     }
     for (BenchResults.StartupVariant v : r.startupVariants) {
-      row(md, "7", "start-up with 0 WebApps, " + v.name() + (v.extraJvmOptions().isEmpty() ? "" : " (`"
+      row(table, "7", "start-up with 0 WebApps, " + v.name() + (v.extraJvmOptions().isEmpty() ? "" : " (`"
           + v.extraJvmOptions() + "`)") + ": to readiness; idle RSS after a full GC", 0, v.secondsToReady().repeats(),
           v.secondsToReady().text() + "; " + v.idleRssAfterGcMiB().text(), "≤ 3 s");
     }
     if (r.contenders != null) {
-      contenderRows(md, r.contenders);
+      contenderRows(table, r.contenders);
+    }
+    if (table.length() > 0) {
+      md.append("| # | measure | N | repeats | result | goal |\n|---|---|---|---|---|---|\n").append(table);
+    }
+    if (r.scaling != null) {
+      scalingTables(md, r.scaling);
     }
     if (!r.controlPlane.isEmpty()) {
       md.append("\nControl plane at the end: ").append(r.controlPlane).append("\n");
@@ -189,6 +197,71 @@ final class ResultsWriter {
     }
     row(md, "8", "the contenders' Deployment, Service and status against what Steward writes for the same WebApp",
         0, 1, c.shapeDifferences().isEmpty() ? "the same" : String.join("; ", c.shapeDifferences()), "the same");
+  }
+
+  /**
+   * Section 9: each configuration converging N waiting WebApps (the replicas' cost per WebApp and each
+   * replica's CPU, memory and cache), then the same replicas at rest.
+   */
+  private static void scalingTables(StringBuilder md, BenchResults.Scaling s) {
+    md.append("\n## 9. Scaling: single leader against sharded replicas (issue 16)\n\n")
+        .append("N WebApps waiting in a fresh namespace, then the replicas started together; per replica values ")
+        .append("are listed replica by replica. CPU from each replica's start to the last WebApp converged, its ")
+        .append("start-up included; in parentheses, per WebApp: from each replica's readiness, per replica: to its ")
+        .append("readiness. Heap and RSS after a full GC once converged; peak RSS is the process's high-water mark.\n\n")
+        .append("| N | configuration | start → all converged | first converged → all | CPU ms per WebApp: replicas ")
+        .append("(from readiness); kube-apiserver; etcd; total | CPU s per replica (to readiness) | live heap MiB per replica | ")
+        .append("RSS MiB per replica: after GC; peak; threads | buckets; WebApps cached per replica | per WebApp: reconciles; writes; 409s | ")
+        .append("other processes' CPU, % of one core |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (BenchResults.ScalingRun run : s.runs()) {
+      List<BenchResults.ScalingReplica> replicas = run.perReplica();
+      Map<String, Double> cpu = run.cpuMillisPerWebApp();
+      md.append("| ").append(run.n()).append(" | ").append(configuration(run))
+          .append(run.timedOut() ? " (timed out)" : "").append(" | ")
+          .append(Figure.format(run.startToAllSeconds())).append(" s, ").append(Figure.format(run.webAppsPerSecond()))
+          .append(" WebApps/s | ").append(Figure.format(run.firstToAllSeconds())).append(" s, ")
+          .append(Figure.format(run.firstToAllWebAppsPerSecond())).append(" WebApps/s | ")
+          .append(Figure.format(cpu.getOrDefault("replicas", Double.NaN))).append(" (")
+          .append(Figure.format(cpu.getOrDefault(Scaling.REPLICAS_FROM_READINESS, Double.NaN))).append("); ")
+          .append(Figure.format(cpu.getOrDefault("kube-apiserver", Double.NaN))).append("; ")
+          .append(Figure.format(cpu.getOrDefault("etcd", Double.NaN))).append("; **")
+          .append(Figure.format(cpu.getOrDefault("total", Double.NaN))).append("** | ")
+          .append(each(replicas, p -> Figure.format(p.cpuSeconds()) + " (" + Figure.format(p.cpuSecondsAtReady()) + ")"))
+          .append(" | ").append(each(replicas, p -> Figure.format(p.liveHeapMiB()))).append(" | ")
+          .append(each(replicas, p -> Figure.format(p.rssAfterGcMiB()))).append("; ")
+          .append(each(replicas, p -> Figure.format(p.peakRssMiB()))).append("; ")
+          .append(each(replicas, p -> Long.toString(p.threads()))).append(" | ")
+          .append(each(replicas, p -> Integer.toString(p.buckets()))).append("; ")
+          .append(each(replicas, p -> Integer.toString(p.cachedWebApps()))).append(" | ")
+          .append(Figure.format(run.reconcilesPerWebApp())).append("; ").append(Figure.format(run.writesPerWebApp()))
+          .append("; ").append(run.conflicts()).append(" | ").append(Figure.format(run.othersCpuPercent())).append(" |\n");
+    }
+    md.append("\nAt rest, ").append(s.restSeconds()).append(" s after convergence (requests from the audit log):\n\n")
+        .append("| N | configuration | CPU per replica, % of one core | Lease writes/s, all replicas | ")
+        .append("requests/s, all replicas | writes to WebApps, Deployments, Services | kube-apiserver; etcd; other processes' CPU, % |\n")
+        .append("|---|---|---|---|---|---|---|\n");
+    for (BenchResults.ScalingRun run : s.runs()) {
+      BenchResults.ScalingAtRest rest = run.atRest();
+      md.append("| ").append(run.n()).append(" | ").append(configuration(run)).append(" | ")
+          .append(each(run.perReplica(), p -> Figure.format(p.idleCpuPercent()))).append(" | ")
+          .append(Figure.format(rest.leaseWritesPerSecond())).append(" | ")
+          .append(Figure.format(rest.requestsPerSecond())).append(" | ").append(rest.objectWrites()).append(" | ")
+          .append(Figure.format(rest.apiServerCpuPercent())).append("; ").append(Figure.format(rest.etcdCpuPercent()))
+          .append("; ").append(Figure.format(rest.othersCpuPercent())).append(" |\n");
+    }
+    String left = s.runs().stream().filter(run -> run.storedBefore().getOrDefault("webapps", 0L) > 0
+        || run.storedBefore().getOrDefault("deployments", 0L) > 0).map(run -> "N=" + run.n() + " "
+        + configuration(run) + ": " + run.storedBefore()).reduce((a, b) -> a + "; " + b).orElse("none");
+    md.append("\nWebApps or Deployments stored before a run (left by earlier ones): ").append(left).append("\n");
+  }
+
+  private static String configuration(BenchResults.ScalingRun run) {
+    return new ScalingMath.Configuration(run.mode(), run.replicas()).label();
+  }
+
+  private static String each(List<BenchResults.ScalingReplica> replicas,
+      Function<BenchResults.ScalingReplica, String> value) {
+    return String.join(" / ", replicas.stream().map(value).toList());
   }
 
   /** "etcd 2 ms, kube-apiserver 14 ms (13–15), ...". */

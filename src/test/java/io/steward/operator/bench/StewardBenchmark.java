@@ -72,6 +72,10 @@ import org.slf4j.LoggerFactory;
  *   <li>Memory after convergence; 7. start-up to readiness with 0 and N WebApps.
  * </ol>
  *
+ * <p>8, the contenders ({@link Contenders}), and 9, single-leader against sharded mode at 1 to 3
+ * replicas ({@link Scaling}; {@code -Dsteward.bench.only=scaling} runs it alone), run in the same
+ * invocation.
+ *
  * Every wait is bounded; everything listens on loopback; the cluster and operators are child
  * processes that die with this JVM.
  */
@@ -151,6 +155,19 @@ public final class StewardBenchmark {
   }
 
   private void measure() throws Exception {
+    if (settings.everySection()) {
+      measureEverySection();
+    }
+    // 9. Sharding's scaling (issue 16), last: its tens of thousands of objects, although deleted,
+    // stay in etcd's history until compaction and would weigh on the sections above.
+    if (settings.scaling()) {
+      Scaling scaling = new Scaling(this);
+      scaling.run();
+      results.scaling = scaling.summarize();
+    }
+  }
+
+  private void measureEverySection() throws Exception {
     // 1. Ceiling: a warm-up (JIT, server caches), then the sweep of other concurrencies.
     ceiling(settings.pairedConcurrency(), Math.max(10, settings.ceilingSize() / 5), "warmup");
     List<CeilingSamples> sweep = new ArrayList<>();
@@ -424,7 +441,11 @@ public final class StewardBenchmark {
 
   /** From the first of {@code names} (in NS_RUN) to converge to the last. */
   ContenderMath.Span span(List<String> names) {
-    return ContenderMath.Span.of(names.stream().map(name -> observer.convergedAt(NS_RUN, name)).toList());
+    return span(NS_RUN, names);
+  }
+
+  ContenderMath.Span span(String namespace, List<String> names) {
+    return ContenderMath.Span.of(names.stream().map(name -> observer.convergedAt(namespace, name)).toList());
   }
 
   /** CPU seconds so far of etcd and kube-apiserver, by component name. */
@@ -438,9 +459,13 @@ public final class StewardBenchmark {
     return cpu;
   }
 
-  /** WebApps of {@code names} converged over time since {@code t0} (System.nanoTime()), about 200 points. */
+  /** WebApps of {@code names} (in NS_RUN) converged over time since {@code t0} (System.nanoTime()), about 200 points. */
   List<double[]> curve(List<String> names, long t0) {
-    List<Double> at = names.stream().mapToLong(name -> observer.convergedAt(NS_RUN, name)).filter(t -> t > 0)
+    return curve(NS_RUN, names, t0);
+  }
+
+  List<double[]> curve(String namespace, List<String> names, long t0) {
+    List<Double> at = names.stream().mapToLong(name -> observer.convergedAt(namespace, name)).filter(t -> t > 0)
         .sorted().mapToObj(t -> Math.max(0, (t - t0) / 1e9)).toList();
     List<double[]> points = new ArrayList<>(List.of(new double[] {0, 0}));
     int step = Math.max(1, at.size() / 200);
@@ -621,7 +646,7 @@ public final class StewardBenchmark {
     return reconcileTotal(op);
   }
 
-  private long reconcileTotal(OperatorProcess op) {
+  long reconcileTotal(OperatorProcess op) {
     JsonObject counts = reconciles(op);
     return counts == null ? -1 : total(counts);
   }
@@ -638,7 +663,7 @@ public final class StewardBenchmark {
   }
 
   /** After convergence: the queue drains and stays empty, so late writes (retries) are counted too. */
-  private void settle(OperatorProcess op) {
+  void settle(OperatorProcess op) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     long idleSince = 0;
     while (System.nanoTime() < deadline) {
@@ -865,6 +890,32 @@ public final class StewardBenchmark {
    */
   private Operator startOperator(String identity, Map<String, String> extra, boolean asImage,
       List<String> extraJvmOptions) {
+    long spawn = System.nanoTime();
+    OperatorProcess process = spawnOperator(identity, extra, asImage, extraJvmOptions);
+    long deadline = spawn + TimeUnit.SECONDS.toNanos(180);
+    while (!process.isReady()) {
+      requireRunning(process, deadline);
+      Observer.sleep(25);
+    }
+    long ready = System.nanoTime();
+    requireSharedArchive(process, asImage);
+    while (!leading(process)) {
+      if (System.nanoTime() > ready + TimeUnit.SECONDS.toNanos(60)) {
+        String tail = process.logTail(40);
+        process.close();
+        throw new IllegalStateException("operator " + identity + " did not take the Lease:\n" + tail);
+      }
+      Observer.sleep(20);
+    }
+    return new Operator(process, (ready - spawn) / 1e9, ready, System.nanoTime());
+  }
+
+  /**
+   * Starts an operator as {@link #startOperator} does (the Lease in "default" unless {@code extra} says
+   * otherwise) without waiting for it.
+   */
+  OperatorProcess spawnOperator(String identity, Map<String, String> extra, boolean asImage,
+      List<String> extraJvmOptions) {
     List<String> jvmOptions = new ArrayList<>(settings.jvmOptions());
     jvmOptions.addAll(extraJvmOptions);
     if (asImage) {
@@ -876,33 +927,31 @@ public final class StewardBenchmark {
     properties.put("steward.leader-election.lease-namespace", "default");
     properties.putAll(extra);
     operatorCount++;
-    long spawn = System.nanoTime();
-    OperatorProcess process = OperatorProcess.start(operatorKubeconfig, identity, directory, jar, jvmOptions,
-        properties);
-    long deadline = spawn + TimeUnit.SECONDS.toNanos(180);
-    while (!process.isReady()) {
-      if (!process.isAlive() || System.nanoTime() > deadline) {
-        String tail = process.logTail(40);
-        process.close();
-        throw new IllegalStateException("operator " + identity + " did not become ready:\n" + tail);
-      }
-      Observer.sleep(25);
+    return OperatorProcess.start(operatorKubeconfig, identity, directory, jar, jvmOptions, properties);
+  }
+
+  /** Whether operators run as the image does (its layout and class-data-sharing archive). */
+  boolean asImage() {
+    return image != null;
+  }
+
+  /** Fails, stopping the operator, if it exited or {@code deadline} (System.nanoTime()) passed. */
+  static void requireRunning(OperatorProcess process, long deadline) {
+    if (!process.isAlive() || System.nanoTime() > deadline) {
+      String tail = process.logTail(40);
+      process.close();
+      throw new IllegalStateException("operator " + process.identity() + " did not become ready:\n" + tail);
     }
-    long ready = System.nanoTime();
+  }
+
+  /** Fails, stopping the operator, if it runs as the image but could not map the image's archive. */
+  static void requireSharedArchive(OperatorProcess process, boolean asImage) {
     if (asImage && process.logTail(400).contains("Unable to use shared archive")) {
       process.close();
-      throw new IllegalStateException("operator " + identity + " started without the image's class-data-sharing "
-          + "archive: " + process.logTail(400).lines().filter(l -> l.contains("shared archive")).toList());
+      throw new IllegalStateException("operator " + process.identity() + " started without the image's "
+          + "class-data-sharing archive: " + process.logTail(400).lines().filter(l -> l.contains("shared archive"))
+          .toList());
     }
-    while (!leading(process)) {
-      if (System.nanoTime() > ready + TimeUnit.SECONDS.toNanos(60)) {
-        String tail = process.logTail(40);
-        process.close();
-        throw new IllegalStateException("operator " + identity + " did not take the Lease:\n" + tail);
-      }
-      Observer.sleep(20);
-    }
-    return new Operator(process, (ready - spawn) / 1e9, ready, System.nanoTime());
   }
 
   private static boolean leading(OperatorProcess process) {
@@ -925,7 +974,7 @@ public final class StewardBenchmark {
   }
 
   /** {RSS, used heap, live heap after a full GC, RSS after it}, bytes. */
-  private double[] memory(OperatorProcess op, boolean collect) {
+  double[] memory(OperatorProcess op, boolean collect) {
     double rss = ProcStats.rssBytes(op.pid());
     double heap = heapUsed(op);
     if (!collect) {
@@ -1072,6 +1121,10 @@ public final class StewardBenchmark {
     results.settings.put("latencyLoad", settings.latencyLoad());
     results.settings.put("creatorThreads", settings.creators());
     results.settings.put("steadyStateResyncPeriod", settings.resyncPeriod());
+    results.settings.put("scalingSizes", settings.scalingSizes());
+    results.settings.put("scalingShardedReplicas", settings.scalingReplicas());
+    results.settings.put("scalingRestSeconds", settings.scalingRestSeconds());
+    results.settings.put("only", settings.everySection() ? "every section" : settings.only());
   }
 
   private void recordControlPlane() {

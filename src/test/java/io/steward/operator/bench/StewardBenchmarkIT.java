@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -12,7 +14,8 @@ import org.junit.jupiter.api.Test;
  * that the harness works end to end and writes its files, with no assertion on any time. With
  * {@code mvn verify -Pbench} (steward.bench.mode=full) it produces the real figures. The contenders
  * (the client-go writer's ceiling, a controller-runtime operator) run at the same tiny N, again only
- * to check that they run, write exactly Steward's objects and are reported.
+ * to check that they run, write exactly Steward's objects and are reported; so does the scaling section
+ * (single leader against sharded replicas), which {@code -Dsteward.bench.only=scaling} runs alone.
  */
 class StewardBenchmarkIT {
 
@@ -24,6 +27,14 @@ class StewardBenchmarkIT {
     assertThat(settings.output().resolve("results.md")).exists();
     JsonObject json = JsonParser.parseString(Files.readString(settings.output().resolve("results.json")))
         .getAsJsonObject();
+    if (settings.scaling()) {
+      assertScalingRan(settings, results.scaling);
+      assertThat(json.keySet()).contains("scaling");
+    }
+    if (!settings.everySection()) {
+      System.out.println(Files.readString(settings.output().resolve("results.md")));
+      return;
+    }
     assertThat(json.keySet()).contains("date", "machine", "ceiling", "convergence", "requests", "steadyState",
         "latency", "memory", "startup");
     assertThat(results.ceiling).isNotEmpty()
@@ -52,5 +63,29 @@ class StewardBenchmarkIT {
       assertThat(json.keySet()).contains("contenders");
     }
     System.out.println(Files.readString(settings.output().resolve("results.md")));
+  }
+
+  /**
+   * Only that each configuration ran at each N, none timed out, the replicas wrote nothing at rest, and
+   * each of two or more sharded replicas cached only part of the WebApps; no assertion on any time.
+   */
+  private static void assertScalingRan(BenchSettings settings, BenchResults.Scaling scaling) {
+    List<String> expected = new ArrayList<>();
+    for (int n : settings.scalingSizes()) {
+      ScalingMath.configurations(settings.scalingReplicas()).forEach(c -> expected.add(n + " " + c.label()));
+    }
+    assertThat(scaling.runs()).extracting(r -> r.n() + " " + new ScalingMath.Configuration(r.mode(), r.replicas())
+        .label()).containsExactlyElementsOf(expected);
+    assertThat(scaling.runs()).allSatisfy(run -> {
+      String configuration = run.n() + " " + run.mode() + " " + run.replicas();
+      assertThat(run.timedOut()).as("timed out: %s", configuration).isFalse();
+      assertThat(run.perReplica()).as("replicas measured: %s", configuration).hasSize(run.replicas());
+      assertThat(run.atRest().objectWrites()).as("writes to WebApps, Deployments, Services at rest: %s",
+          configuration).isZero();
+      if (run.mode().equals(ScalingMath.SHARDED) && run.replicas() > 1) {
+        assertThat(run.perReplica()).as("WebApps cached per replica: %s", configuration)
+            .allSatisfy(replica -> assertThat(replica.cachedWebApps()).isLessThan(run.n()));
+      }
+    });
   }
 }
