@@ -16,12 +16,19 @@ import java.util.function.Function;
  * counts pods by phase: the domain says which value an object has (null: not counted), the informer's
  * events keep the counts, and a scrape reads them without touching the cache or the API server.
  * Every known value has its series from the start, zero included, so a query never finds a gap.
+ *
+ * <p>Several informers may deliver one kind (sharded mode: the informer of objects not yet in a bucket
+ * and one per owned bucket), and an object moving between them is added by one and deleted by the
+ * other in either order. So an object is counted while any informer holds it: each add holds it once
+ * more, each delete once less.
  */
 public final class CachedObjectCounts<T extends KubernetesObject> implements ResourceEventHandler<T> {
   private final Function<T, String> valueOf;
   private final Map<String, Integer> counts = new LinkedHashMap<>();
-  /** The value each cached object was counted under, by namespace/name; guarded by {@code this}. */
-  private final Map<String, String> counted = new HashMap<>();
+  /** Each cached object's value (null: not counted) and how many informers hold it, by namespace/name; guarded by {@code this}. */
+  private final Map<String, Held> held = new HashMap<>();
+
+  private record Held(String value, int holders) {}
 
   private CachedObjectCounts(Function<T, String> valueOf, List<String> values) {
     this.valueOf = valueOf;
@@ -51,31 +58,42 @@ public final class CachedObjectCounts<T extends KubernetesObject> implements Res
 
   @Override
   public void onAdd(T object) {
-    put(object);
+    change(key(object), valueOf(object), 1);
   }
 
   @Override
   public void onUpdate(T before, T after) {
-    put(after);
+    change(key(after), valueOf(after), 0);
   }
 
   @Override
   public void onDelete(T object, boolean finalStateUnknown) {
-    move(key(object), null);
+    change(key(object), null, -1);
   }
 
-  private void put(T object) {
+  private String valueOf(T object) {
     String value = valueOf.apply(object);
-    move(key(object), value != null && counts.containsKey(value) ? value : null);
+    return value != null && counts.containsKey(value) ? value : null;
   }
 
-  private synchronized void move(String key, String value) {
-    String previous = value == null ? counted.remove(key) : counted.put(key, value);
-    if (previous != null) {
-      counts.merge(previous, -1, Integer::sum);
+  /** Applies one event: the object's value now ({@code null} on a delete: unchanged), and holders gained or lost. */
+  private synchronized void change(String key, String value, int holdersChange) {
+    Held before = held.get(key);
+    int holders = Math.max(0, (before == null ? 0 : before.holders()) + holdersChange);
+    if (before == null && holdersChange == 0) {
+      holders = 1; // an update of an object whose add this handler never saw
     }
-    if (value != null) {
-      counts.merge(value, 1, Integer::sum);
+    String counted = holders == 0 ? null : holdersChange < 0 && before != null ? before.value() : value;
+    if (before != null && before.value() != null) {
+      counts.merge(before.value(), -1, Integer::sum);
+    }
+    if (counted != null) {
+      counts.merge(counted, 1, Integer::sum);
+    }
+    if (holders == 0) {
+      held.remove(key);
+    } else {
+      held.put(key, new Held(counted, holders));
     }
   }
 
