@@ -60,9 +60,6 @@ public class StewardProperties {
   @Valid
   private final Sharding sharding = new Sharding();
 
-  /** Where TLS and other cryptography run. */
-  private final Crypto crypto = new Crypto();
-
   @AssertTrue(message = "steward.resync-period must be at least 1s (minutes are usual: it is a safety net, not a polling interval)")
   public boolean isResyncPeriodPositive() {
     return resyncPeriod != null && resyncPeriod.compareTo(Duration.ofSeconds(1)) >= 0;
@@ -149,20 +146,6 @@ public class StewardProperties {
     public void setBuckets(int buckets) { this.buckets = buckets; }
   }
 
-  /** Where TLS and other cryptography run. */
-  public static class Crypto {
-    /**
-     * Put Amazon Corretto Crypto Provider (native AES-GCM, hashing and key agreement) first among the
-     * JCA providers at start-up, so that TLS to the API server does not depend on the JIT compiling the
-     * JDK's own; falls back to the JDK's providers where its native library cannot load. Read from the
-     * environment before the application context exists.
-     */
-    private boolean nativeProvider = false;
-
-    public boolean isNativeProvider() { return nativeProvider; }
-    public void setNativeProvider(boolean nativeProvider) { this.nativeProvider = nativeProvider; }
-  }
-
   /** How writes are fenced when leader election is on. */
   public static class Fencing {
     /**
@@ -192,5 +175,4 @@ public class StewardProperties {
   public LeaderElection getLeaderElection() { return leaderElection; }
   public Fencing getFencing() { return fencing; }
   public Sharding getSharding() { return sharding; }
-  public Crypto getCrypto() { return crypto; }
 }
