@@ -94,7 +94,9 @@ final class DeployTesting {
         Request.of("update", "coordination.k8s.io/leases", namespace, leaseName),
         // watched by name: a standby sees a release at once
         Request.of("list", "coordination.k8s.io/leases", namespace, leaseName),
-        Request.of("watch", "coordination.k8s.io/leases", namespace, leaseName));
+        Request.of("watch", "coordination.k8s.io/leases", namespace, leaseName),
+        // the sharded mode's bucket Leases, read before taking the leader Lease (the mode lock)
+        Request.of("list", "coordination.k8s.io/leases", namespace));
   }
 
   /** What Steward must never be allowed, wherever it manages WebApps or runs. */
@@ -126,9 +128,10 @@ final class DeployTesting {
     requests.add(Request.of("list", "/nodes", ""));
     requests.add(Request.of("create", "rbac.authorization.k8s.io/clusterrolebindings", ""));
     requests.add(Request.of("update", "apiextensions.k8s.io/customresourcedefinitions", "", "webapps.steward.io"));
-    // The Lease: only the named one (get, update, and list/watch by name; create), only in the release namespace.
+    // The Lease: only the named one (get, update, and list/watch by name; create), only in the release
+    // namespace; other Leases there may be listed (the mode lock reads the bucket Leases), not read one by one or written.
     requests.add(Request.of("delete", "coordination.k8s.io/leases", release, leaseName));
-    requests.add(Request.of("list", "coordination.k8s.io/leases", release));
+    requests.add(Request.of("watch", "coordination.k8s.io/leases", release));
     requests.add(Request.of("update", "coordination.k8s.io/leases", release, "someone-elses-lease"));
     requests.add(Request.of("get", "coordination.k8s.io/leases", release, "someone-elses-lease"));
     requests.add(Request.of("update", "coordination.k8s.io/leases", managed, leaseName));
