@@ -243,8 +243,9 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
       List<Taken> taken = new ArrayList<>();
       for (Future<Taken> done : leaseWriters.invokeAll(writes)) {
         try {
-          if (done.get() != null) {
-            taken.add(done.get());
+          Taken written = done.get();
+          if (written != null) {
+            taken.add(written);
           }
         } catch (ExecutionException e) {
           log.warn("Bucket Lease write failed: {}", LogSafe.describe(e.getCause()));
