@@ -12,6 +12,7 @@ import io.steward.operator.support.Crds;
 import io.steward.operator.support.InProcessOperator;
 import io.steward.operator.support.WebApps;
 import io.steward.testing.cluster.AuditLog;
+import io.steward.testing.cluster.FaultProxy;
 import io.steward.testing.cluster.LocalCluster;
 import io.steward.testing.cluster.LocalClusterTest;
 import io.steward.testing.cluster.TestNamespace;
@@ -32,12 +33,19 @@ import org.junit.jupiter.api.Test;
  * first in, first out, it would be). Judged from the API server's audit log: between the change
  * reaching it and Steward's patch of the Deployment, how many of the busy namespace's Deployments
  * Steward created. {@code -Dsteward.fairness.webapps=N} sets the backlog.
+ *
+ * <p>Steward reaches the API server through a {@link FaultProxy} that adds latency, while the test's
+ * own writes go direct: Steward then drains the backlog more slowly than the test fills it, however
+ * fast the machine, so a backlog is still waiting when the changes come (on a fast machine without
+ * it, Steward kept up with the creates and the test could not tell fair from first-come).
  */
 @LocalClusterTest(shape = LocalCluster.Shape.API)
 class NamespaceFairnessIT {
   private static final int BUSY = Integer.getInteger("steward.fairness.webapps", 400);
   private static final int CHANGES = 8;
   private static final Duration CONVERGE = Duration.ofMinutes(5);
+  /** Each way, on every chunk: each of Steward's requests takes at least twice this. */
+  private static final Duration LATENCY = Duration.ofMillis(30);
 
   @Test
   void aChangeInAQuietNamespaceIsNotQueuedBehindABusyOnesBacklog(LocalCluster cluster, TestNamespace namespace)
@@ -51,8 +59,11 @@ class NamespaceFairnessIT {
       WebApps busyApps = new WebApps(cluster.adminClient(), busy);
       WebApps quietApps = new WebApps(cluster.adminClient(), quiet);
       AppsV1Api apps = new AppsV1Api(cluster.adminClient());
-      try (InProcessOperator operator = InProcessOperator.start(cluster, busy, "fair-" + busy,
-          Map.of("steward.namespaces", busy + "," + quiet))) {
+      try (FaultProxy slowPath = new FaultProxy(cluster.apiServerPort());
+          InProcessOperator operator = InProcessOperator.start(cluster, busy, "fair-" + busy,
+              Map.of("steward.namespaces", busy + "," + quiet,
+                  "steward.kubeconfig", cluster.kubeconfigVia("steward-operator", slowPath.url())))) {
+        slowPath.latency(LATENCY);
         quietApps.create("steady", WebApps.spec("nginx:1.27", 1, 80));
         Convergence.await(quietApps, apps, quiet, Set.of(), CONVERGE);
 
