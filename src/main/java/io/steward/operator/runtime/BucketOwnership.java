@@ -16,7 +16,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
@@ -24,7 +23,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.BooleanSupplier;
@@ -66,6 +67,8 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   /** Rounds of membership only after start, so that replicas starting together see each other first. */
   private static final int ROUNDS_BEFORE_TAKING = 2;
   static final int LEASE_WRITERS = 8;
+  /** Past an expiry instant before the round that acts on it, so that the round finds the Lease expired. */
+  private static final Duration EXPIRY_MARGIN = Duration.ofMillis(5);
 
   /** What a move of a bucket is, for logs, Events and metrics. */
   public enum Move { ACQUIRED, RELEASED, LOST }
@@ -74,8 +77,6 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   public interface Listener {
     void moved(int bucket, Move move, String detail);
   }
-
-  private record Observed(String resourceVersion, long since) {}
 
   /** A bucket Lease this round wrote naming this replica, whose term waits for the leader check. */
   private record Taken(int bucket, LeaseTerm term, long sentAt, V1Lease written, String from) {}
@@ -95,13 +96,15 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   private final ExecutorService leaseWriters =
       Executors.newFixedThreadPool(LEASE_WRITERS, Daemons.named("bucket-lease-writer"));
   private final AtomicIntegerArray owned;
-  private final Map<String, Observed> observed = new HashMap<>();
+  private final LeaseExpiry expiry;
   private final Map<String, Counter> moves = new HashMap<>();
   private volatile Map<Integer, String> assignment = Map.of();
   private volatile Map<Integer, String> holders = Map.of();
   private volatile List<String> liveMembers = List.of();
   private volatile boolean stopped;
   private int rounds;
+  /** Leases other replicas hold, as the last round read them: the next round comes when the first expires. */
+  private List<String> heldByOthers = List.of();
   private String yieldingTo = "";
 
   /**
@@ -125,7 +128,11 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     this.leaderLease = leaderLease;
     this.listener = listener;
     this.owned = new AtomicIntegerArray(terms.buckets());
-    this.thread = Daemons.scheduler("bucket-ownership");
+    ScheduledThreadPoolExecutor rounds = new ScheduledThreadPoolExecutor(1, Daemons.named("bucket-ownership"));
+    // A stop must not wait for the next round to come due.
+    rounds.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    this.thread = rounds;
+    this.expiry = new LeaseExpiry(leaseDuration, System::nanoTime);
     for (int bucket = 0; bucket < terms.buckets(); bucket++) {
       int b = bucket;
       Gauge.builder("steward_shard_bucket_owned", () -> owned.get(b))
@@ -142,7 +149,22 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   }
 
   public void start() {
-    thread.scheduleWithFixedDelay(this::round, 0, retryPeriod.toMillis(), TimeUnit.MILLISECONDS);
+    thread.execute(this::roundThenNext);
+  }
+
+  /**
+   * Rounds come every retry period, and also as soon as another replica's Lease expires: a replica
+   * that died is then taken over when its Leases run out, not up to a retry period later.
+   */
+  private void roundThenNext() {
+    round();
+    long wait = Math.min(retryPeriod.toNanos(),
+        expiry.nanosUntilFirstExpiry(heldByOthers).orElse(Long.MAX_VALUE) + EXPIRY_MARGIN.toNanos());
+    try {
+      thread.schedule(this::roundThenNext, wait, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      // Stopping: no more rounds.
+    }
   }
 
   public String identity() {
@@ -202,12 +224,16 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
       return;
     }
     try {
-      long readAt = System.nanoTime();
+      long readAt = expiry.beforeRead();
       Map<String, V1Lease> byName = new HashMap<>();
       for (V1Lease lease : leases.listNamespacedLease(namespace).labelSelector(LEASE_LABEL).execute().getItems()) {
         byName.put(lease.getMetadata().getName(), lease);
+        expiry.saw(lease.getMetadata().getName(), lease.getMetadata().getResourceVersion(), readAt);
       }
-      observe(byName, readAt);
+      expiry.keepOnly(byName.keySet());
+      heldByOthers = byName.entrySet().stream()
+          .filter(e -> !holder(e.getValue()).isEmpty() && !identity.equals(holder(e.getValue())))
+          .map(Map.Entry::getKey).toList();
       renewMembership(byName.get(MEMBER_PREFIX + identity));
       // Read after the bucket Leases: a leader that took its Lease before this read sees, if it
       // re-reads the buckets, whatever this round takes.
@@ -264,30 +290,11 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     }
   }
 
-  private void observe(Map<String, V1Lease> byName, long readAt) {
-    observed.keySet().retainAll(byName.keySet());
-    byName.forEach((name, lease) -> {
-      Observed before = observed.get(name);
-      String version = lease.getMetadata().getResourceVersion();
-      if (before == null || !Objects.equals(before.resourceVersion(), version)) {
-        // Counted from before the list: the record may have changed just after it was sent.
-        observed.put(name, new Observed(version, readAt));
-      }
-    });
-  }
-
-  /** Whether {@code name}'s record has been seen unchanged for a whole lease duration. */
-  private boolean expired(String name, long now) {
-    Observed seen = observed.get(name);
-    return seen != null && now - seen.since() >= leaseDuration.toNanos();
-  }
-
   private List<String> live(Map<String, V1Lease> byName) {
     TreeSet<String> live = new TreeSet<>();
     live.add(identity);
-    long now = System.nanoTime();
     byName.forEach((name, lease) -> {
-      if (name.startsWith(MEMBER_PREFIX) && !holder(lease).isEmpty() && !expired(name, now)) {
+      if (name.startsWith(MEMBER_PREFIX) && !holder(lease).isEmpty() && !expiry.expired(name)) {
         live.add(holder(lease));
       }
     });
@@ -296,7 +303,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
 
   private boolean isFree(V1Lease lease, String holder) {
     return lease == null || holder.isEmpty() || holder.equals(identity)
-        || expired(lease.getMetadata().getName(), System.nanoTime());
+        || expiry.expired(lease.getMetadata().getName());
   }
 
   private void renewMembership(V1Lease lease) throws ApiException {

@@ -6,7 +6,6 @@ import io.kubernetes.client.openapi.ApiException;
 import io.steward.operator.runtime.RivalLeases.Reading;
 import java.time.Duration;
 import java.util.Date;
-import java.util.Objects;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,22 +33,19 @@ import org.slf4j.LoggerFactory;
  */
 public final class FencedLeaseLock implements Lock {
   private static final Logger log = LoggerFactory.getLogger(FencedLeaseLock.class);
+  /** The one Lease this lock reads, as {@link LeaseExpiry} names it. */
+  private static final String LEASE = "leader";
 
   private final Lock delegate;
   private final LeaseTerm term;
-  private final Duration leaseDuration;
   private final RivalLeases rivals;
+  private final LeaseExpiry expiry;
   private volatile String refusedFor = "";
+  /** The holder as last read; null before the first read. */
+  private volatile String observedHolder;
 
-  private Observed observed;
-
-  /** A holder's record as last read, and the monotonic instant it was first seen in that state. */
-  private record Observed(String holder, Date renewTime, Date acquireTime, int transitions, long since) {
-    boolean sameAs(LeaderElectionRecord record) {
-      return Objects.equals(holder, record.getHolderIdentity()) && Objects.equals(renewTime, record.getRenewTime())
-          && Objects.equals(acquireTime, record.getAcquireTime()) && transitions == record.getLeaderTransitions();
-    }
-  }
+  /** What changes with each write of the record (it carries no resourceVersion). */
+  private record RecordState(String holder, Date renewTime, Date acquireTime, int transitions) {}
 
   /** Only with the local guard off (tests): then the elector's wall clock alone decides takeovers. */
   private volatile boolean takeoverVeto = true;
@@ -57,20 +53,18 @@ public final class FencedLeaseLock implements Lock {
   public FencedLeaseLock(Lock delegate, LeaseTerm term, Duration leaseDuration, RivalLeases rivals) {
     this.delegate = delegate;
     this.term = term;
-    this.leaseDuration = leaseDuration;
     this.rivals = rivals;
+    this.expiry = new LeaseExpiry(leaseDuration, term::now);
   }
 
   @Override
   public LeaderElectionRecord get() throws ApiException {
-    long readAt = term.now();
+    long readAt = expiry.beforeRead();
     LeaderElectionRecord record = delegate.get();
     synchronized (this) {
-      if (observed == null || !observed.sameAs(record)) {
-        // Counted from before the read: the record may have changed just after we sent it.
-        observed = new Observed(record.getHolderIdentity(), record.getRenewTime(), record.getAcquireTime(),
-            record.getLeaderTransitions(), readAt);
-      }
+      expiry.saw(LEASE, new RecordState(record.getHolderIdentity(), record.getRenewTime(),
+          record.getAcquireTime(), record.getLeaderTransitions()), readAt);
+      observedHolder = record.getHolderIdentity();
     }
     return record;
   }
@@ -103,8 +97,8 @@ public final class FencedLeaseLock implements Lock {
     return updated;
   }
 
-  private synchronized boolean renewing() {
-    return observed != null && identity().equals(observed.holder());
+  private boolean renewing() {
+    return identity().equals(observedHolder);
   }
 
   /** Takes the Lease when no rival Lease is held, and keeps it when none was taken meanwhile. */
@@ -152,11 +146,8 @@ public final class FencedLeaseLock implements Lock {
 
   /** Whether the Lease, as last read, is this replica's, free, or expired by the monotonic clock. */
   synchronized boolean mayTakeOver() {
-    if (observed == null || observed.holder() == null || observed.holder().isEmpty()
-        || observed.holder().equals(identity())) {
-      return true;
-    }
-    return term.now() - observed.since() >= leaseDuration.toNanos();
+    String holder = observedHolder;
+    return holder == null || holder.isEmpty() || holder.equals(identity()) || expiry.expired(LEASE);
   }
 
   void withoutTakeoverVeto() {

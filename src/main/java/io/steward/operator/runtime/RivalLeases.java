@@ -67,12 +67,8 @@ public final class RivalLeases {
     }
   }
 
-  private record Observed(String resourceVersion, long since) {}
-
   private final Source source;
-  private final Duration leaseDuration;
-  private final LongSupplier nanoClock;
-  private final Map<String, Observed> observed = new HashMap<>();
+  private final LeaseExpiry expiry;
 
   public RivalLeases(Source source, Duration leaseDuration) {
     this(source, leaseDuration, System::nanoTime);
@@ -80,12 +76,11 @@ public final class RivalLeases {
 
   RivalLeases(Source source, Duration leaseDuration, LongSupplier nanoClock) {
     this.source = source;
-    this.leaseDuration = leaseDuration;
-    this.nanoClock = nanoClock;
+    this.expiry = new LeaseExpiry(leaseDuration, nanoClock);
   }
 
   public synchronized Reading read() throws ApiException {
-    long readAt = nanoClock.getAsLong();
+    long readAt = expiry.beforeRead();
     List<V1Lease> leases = source.read();
     Map<String, String> versions = new HashMap<>();
     Map<String, String> holders = new HashMap<>();
@@ -95,16 +90,11 @@ public final class RivalLeases {
       versions.put(name, version);
       holders.put(name, lease.getSpec() == null || lease.getSpec().getHolderIdentity() == null ? ""
           : lease.getSpec().getHolderIdentity());
-      Observed before = observed.get(name);
-      if (before == null || !Objects.equals(before.resourceVersion(), version)) {
-        // Counted from before the read: the record may have changed just after it was sent.
-        observed.put(name, new Observed(version, readAt));
-      }
+      expiry.saw(name, version, readAt);
     }
-    observed.keySet().retainAll(versions.keySet());
-    long now = nanoClock.getAsLong();
+    expiry.keepOnly(versions.keySet());
     List<String> held = holders.entrySet().stream()
-        .filter(e -> !e.getValue().isEmpty() && now - observed.get(e.getKey()).since() < leaseDuration.toNanos())
+        .filter(e -> !e.getValue().isEmpty() && !expiry.expired(e.getKey()))
         .map(Map.Entry::getKey).sorted().toList();
     return new Reading(Map.copyOf(versions), Map.copyOf(holders), held);
   }

@@ -1,0 +1,71 @@
+package io.steward.operator.runtime;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.function.LongSupplier;
+
+/**
+ * Judges Lease expiry by this replica's monotonic clock, as client-go's elector does: a record has
+ * expired once this replica has seen it unchanged for a whole lease duration, counted from the read
+ * that first found it in its current state. The writer's timestamps are never used: its clock may
+ * differ from this one, and a wall clock may step.
+ *
+ * <p>Shared by everything that decides whether another replica's Lease still counts: the leader
+ * election's take-over, the sharded mode's members and buckets, and the check on the other mode's
+ * Leases.
+ */
+final class LeaseExpiry {
+  private record Sighting(Object state, long since) {}
+
+  private final Duration leaseDuration;
+  private final LongSupplier nanoClock;
+  private final Map<String, Sighting> sightings = new HashMap<>();
+
+  LeaseExpiry(Duration leaseDuration, LongSupplier nanoClock) {
+    this.leaseDuration = leaseDuration;
+    this.nanoClock = nanoClock;
+  }
+
+  /** The instant to hand to {@link #saw} for a read about to be sent. */
+  long beforeRead() {
+    return nanoClock.getAsLong();
+  }
+
+  /**
+   * A read sent at {@code readAt} found Lease {@code name} in {@code state} (anything that changes
+   * with every write: its resourceVersion, or its record's fields). A new state is counted from
+   * before the read, because the record may have changed just after the read was sent.
+   */
+  synchronized void saw(String name, Object state, long readAt) {
+    Sighting before = sightings.get(name);
+    if (before == null || !Objects.equals(before.state(), state)) {
+      sightings.put(name, new Sighting(state, readAt));
+    }
+  }
+
+  /** Forgets the Leases that a complete read no longer found. */
+  synchronized void keepOnly(Collection<String> names) {
+    sightings.keySet().retainAll(names);
+  }
+
+  /** Whether Lease {@code name} has been seen unchanged for a whole lease duration (false if never seen). */
+  synchronized boolean expired(String name) {
+    Sighting seen = sightings.get(name);
+    return seen != null && nanoClock.getAsLong() - seen.since() >= leaseDuration.toNanos();
+  }
+
+  /**
+   * How long until the first of {@code names} that has not expired yet will have, if none of them
+   * changes meanwhile; empty when every one has expired or was never seen. A replica waiting to take
+   * over a silent holder's Lease can look again at that instant rather than at its next round.
+   */
+  synchronized OptionalLong nanosUntilFirstExpiry(Collection<String> names) {
+    long now = nanoClock.getAsLong();
+    return names.stream().map(sightings::get).filter(Objects::nonNull)
+        .mapToLong(seen -> seen.since() + leaseDuration.toNanos() - now).filter(left -> left > 0).min();
+  }
+}
