@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * What a controller is built from, after controller-runtime's manager: the informers, one
@@ -129,6 +130,7 @@ public final class ControllerManager {
     private final String name;
     private final WatchedKind<P, ?> kind;
     private final List<Consumer<QueueWiring>> sources = new ArrayList<>();
+    private Predicate<P> settled = object -> false;
 
     private Builder(String name, WatchedKind<P, ?> kind, BiPredicate<P, P> updateMatters) {
       this.name = name;
@@ -140,6 +142,16 @@ public final class ControllerManager {
     public <T extends KubernetesObject> Builder<P> owns(WatchedKind<T, ?> owned) {
       Function<KubernetesObject, Request> owner = controllingOwnerOf(kind);
       sources.add(wiring -> wiring.watch(owned, owner::apply, (before, after) -> true));
+      return this;
+    }
+
+    /**
+     * Which objects are settled as far as their own record shows: their last change has been handled
+     * (typically, their status has observed their generation). Objects this replica takes over from
+     * another (a bucket's) are queued settled ones last; none is settled unless declared.
+     */
+    public Builder<P> settledWhen(Predicate<P> settled) {
+      this.settled = settled;
       return this;
     }
 
@@ -161,7 +173,7 @@ public final class ControllerManager {
           .withReadyFunc(informers::hasSynced)
           .withReadyTimeout(READY_TIMEOUT)
           .build();
-      return new ManagedController<>(name, controller, queue, metrics, inFlight, informers.of(kind));
+      return new ManagedController<>(name, controller, queue, metrics, inFlight, informers.of(kind), settled);
     }
   }
 

@@ -16,6 +16,7 @@ import io.steward.operator.webapp.SharedSpecStrings;
 import io.steward.operator.webapp.WebAppLabels;
 import io.steward.operator.webapp.api.WebApp;
 import io.steward.operator.webapp.api.WebAppList;
+import io.steward.operator.webapp.api.WebAppStatus;
 import java.time.Clock;
 
 /**
@@ -63,7 +64,19 @@ public final class WebAppController {
     return manager.newController(NAME, WEBAPPS, ControllerManager.generationChanged())
         .owns(DEPLOYMENTS)
         .owns(SERVICES)
+        .settledWhen(WebAppController::settled)
         .complete(reconciler(manager.cache(WEBAPPS), manager, client, events, clock, buckets));
+  }
+
+  /**
+   * Whether a WebApp's status says its last spec was handled and nothing is under way: its generation
+   * observed, and Ready or Paused. A replica taking over a bucket handles the others first.
+   */
+  static boolean settled(WebApp webApp) {
+    WebAppStatus status = webApp.getStatus();
+    return status != null && status.observedGeneration() != null
+        && status.observedGeneration().equals(webApp.getMetadata().getGeneration())
+        && (status.phase() == WebAppStatus.Phase.Ready || status.phase() == WebAppStatus.Phase.Paused);
   }
 
   /**
