@@ -83,6 +83,7 @@ public final class Informers {
    */
   public Informers(SharedInformerFactory primary, ApiClient client, List<String> namespaces, String fieldManager,
       Duration listWatchGrace, MeterRegistry registry, int buckets) {
+    InformerStopLogFilter.install();
     this.buckets = buckets;
     if (buckets > 0) {
       bucketInformers = Executors.newCachedThreadPool(Daemons.named("bucket-informer"));
