@@ -30,6 +30,8 @@ public final class CachedObjectCounts<T extends KubernetesObject> implements Res
 
   private record Held(String value, int holders) {}
 
+  private static final Held NOT_HELD = new Held(null, 0);
+
   private CachedObjectCounts(Function<T, String> valueOf, List<String> values) {
     this.valueOf = valueOf;
     values.forEach(value -> counts.put(value, 0));
@@ -78,22 +80,27 @@ public final class CachedObjectCounts<T extends KubernetesObject> implements Res
 
   /** Applies one event: the object's value now ({@code null} on a delete: unchanged), and holders gained or lost. */
   private synchronized void change(String key, String value, int holdersChange) {
-    Held before = held.get(key);
-    int holders = Math.max(0, (before == null ? 0 : before.holders()) + holdersChange);
-    if (before == null && holdersChange == 0) {
-      holders = 1; // an update of an object whose add this handler never saw
+    Held before = held.getOrDefault(key, NOT_HELD);
+    // An update of an object whose add this handler never saw: held once.
+    int holders = holdersChange == 0 ? Math.max(1, before.holders()) : Math.max(0, before.holders() + holdersChange);
+    String now;
+    if (holders == 0) {
+      now = null;
+    } else if (holdersChange < 0) {
+      now = before.value(); // the informers still holding it have it as it was
+    } else {
+      now = value;
     }
-    String counted = holders == 0 ? null : holdersChange < 0 && before != null ? before.value() : value;
-    if (before != null && before.value() != null) {
+    if (before.value() != null) {
       counts.merge(before.value(), -1, Integer::sum);
     }
-    if (counted != null) {
-      counts.merge(counted, 1, Integer::sum);
+    if (now != null) {
+      counts.merge(now, 1, Integer::sum);
     }
     if (holders == 0) {
       held.remove(key);
     } else {
-      held.put(key, new Held(counted, holders));
+      held.put(key, new Held(now, holders));
     }
   }
 

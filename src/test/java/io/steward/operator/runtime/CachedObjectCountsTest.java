@@ -48,6 +48,15 @@ class CachedObjectCountsTest {
     assertThat(counts.count("Running")).isZero();
   }
 
+  @Test
+  void anUpdateWhoseAddWasNeverSeenCountsTheObjectOnce() {
+    counts.onUpdate(pod("a", "Pending"), pod("a", "Running"));
+    counts.onUpdate(pod("a", "Running"), pod("a", "Running"));
+    assertThat(counts.count("Running")).isEqualTo(1);
+    counts.onDelete(pod("a", "Running"), false);
+    assertThat(counts.count("Running")).isZero();
+  }
+
   private static V1Pod pod(String name, String phase) {
     return new V1Pod().metadata(new V1ObjectMeta().namespace("ns").name(name)).status(new V1PodStatus().phase(phase));
   }
