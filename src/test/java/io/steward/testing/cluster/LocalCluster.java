@@ -115,9 +115,10 @@ public final class LocalCluster implements AutoCloseable {
         // Off by default upstream, on in OpenShift: an owner reference that blocks the owner's deletion
         // needs update on the owner's finalizers, so the operator's tests prove its RBAC covers that.
         "--enable-admission-plugins=OwnerReferencesPermissionEnforcement",
-        // Beta and off by default in 1.37: adds spec.schedulingGroup to Pod specs, a field client-java
-        // 25's models do not know, so tests can show Steward coping with a newer API server.
-        "--feature-gates=GenericWorkload=true",
+        // GenericWorkload, beta and off by default in 1.37: adds spec.schedulingGroup to Pod specs, a
+        // field client-java 25's models do not know, so tests can show Steward coping with a newer API
+        // server. ShardedListAndWatch, alpha: list and watch by hash range (ShardSelectorIT).
+        "--feature-gates=GenericWorkload=true,ShardedListAndWatch=true",
         "--audit-policy-file=" + writeAuditPolicy(), "--audit-log-path=" + auditLog,
         "--audit-log-format=json", "--audit-log-maxsize=0"), logs);
     this.kubeconfig = writeKubeconfig(ADMIN_USER, MASTERS);
