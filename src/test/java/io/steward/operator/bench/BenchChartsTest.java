@@ -27,9 +27,10 @@ class BenchChartsTest {
         Figure.of("ms", List.of(4000, 4300, 6500)), 4300, 6500, 3, 8.2, Figure.of("ms", List.of(100, 116, 224)),
         116, 224, 3, 1.3, 0);
     Figure rss = Figure.of("MiB", List.of(212));
-    r.memory.add(new BenchResults.Memory(1000, "chart", rss, rss, Figure.of("MiB", List.of(41)), rss, rss, rss));
+    r.memory.add(new BenchResults.Memory(1000, "chart", rss, rss, Figure.of("MiB", List.of(41)), rss, rss, rss, rss, rss,
+        Figure.of("", List.of(60))));
     r.memory.add(new BenchResults.Memory(5000, "chart", Figure.of("MiB", List.of(269)), rss, Figure.of("MiB", List.of(79)),
-        rss, rss, rss));
+        rss, rss, rss, rss, rss, Figure.of("", List.of(60))));
     return r;
   }
 

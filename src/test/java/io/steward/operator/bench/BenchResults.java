@@ -75,9 +75,13 @@ final class BenchResults {
       double loadSeconds, Figure restartMillis, double restartP50, double restartP99,
       int changesSentDuringRestartPass, double restartPassSeconds, int lost) {}
 
-  /** {@code jvm}: "chart", or the options added to the chart's for a tuning comparison. */
+  /**
+   * {@code jvm}: "chart", or the options added to the chart's for a tuning comparison. Peak RSS and
+   * threads are the operator's at the end of convergence; idle RSS is after a full GC before it.
+   */
   record Memory(int n, String jvm, Figure rssMiB, Figure heapUsedMiB, Figure liveHeapMiB, Figure rssAfterGcMiB,
-      Figure liveHeapBytesPerWebApp, Figure rssBytesPerWebApp) {}
+      Figure liveHeapBytesPerWebApp, Figure rssBytesPerWebApp, Figure peakRssMiB, Figure idleRssAfterGcMiB,
+      Figure threads) {}
 
   record Startup(int existingWebApps, Figure secondsToReady, Figure jvmReportedSeconds) {}
 

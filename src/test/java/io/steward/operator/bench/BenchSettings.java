@@ -38,7 +38,9 @@ import java.util.Map;
  *     extracted jar, class-data-sharing archive), or else the plain jar
  * @param jvmOptions the operator JVM's options: by default the Helm chart's, as a pod runs them
  * @param compareJvmOptions option sets, each added to the chart's for one more create-at-once run at
- *     the largest N, to compare memory and throughput side by side (separated by ';' in the property)
+ *     the largest N, to compare memory and throughput side by side (separated by ';' in the property);
+ *     a word NAME=value in upper case sets the operator's environment instead (MALLOC_ARENA_MAX=2), and
+ *     -XX:NativeMemoryTracking=summary writes where the memory goes (target/bench/nmt-*.txt)
  * @param operatorProperties extra steward.* (or other Spring) properties for the operator, for tuning
  * @param contenders also run the contenders (issue 17): the client-go writer's ceiling and a
  *     controller-runtime operator ({@code -Dsteward.bench.contenders=false} skips them)

@@ -130,6 +130,9 @@ final class ResultsWriter {
       row(table, "6", "memory after a full GC: live heap; RSS; live heap per WebApp" + jvm, m.n(),
           m.liveHeapMiB().repeats(),
           m.liveHeapMiB().text() + "; " + m.rssAfterGcMiB().text() + "; " + m.liveHeapBytesPerWebApp().text(), "");
+      row(table, "6", "memory: peak RSS (VmHWM) after convergence; idle RSS after a full GC before it; threads" + jvm,
+          m.n(), m.peakRssMiB().repeats(),
+          m.peakRssMiB().text() + "; " + m.idleRssAfterGcMiB().text() + "; " + m.threads().text(), "");
     }
     for (BenchResults.Startup s : r.startup) {
       row(table, "7", "start-up: JVM start to readiness (caches synced); JVM's own uptime at 'Started'",

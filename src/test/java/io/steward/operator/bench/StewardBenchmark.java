@@ -88,6 +88,10 @@ public final class StewardBenchmark {
   private static final Pattern JVM_STARTED =
       Pattern.compile("Started \\S+ in [0-9.]+ seconds \\(process running for ([0-9.]+)\\)");
   private static final double MIB = 1024 * 1024;
+  /** A word of a JVM variant that sets the operator's environment instead (MALLOC_ARENA_MAX=2). */
+  private static final Pattern ENVIRONMENT_VARIABLE = Pattern.compile("([A-Z][A-Z0-9_]*)=(.*)");
+  /** A thread's name at the head of its entry in jcmd Thread.print. */
+  private static final Pattern THREAD_NAME = Pattern.compile("^\"(.*?)\" ");
 
   final BenchSettings settings;
   final BenchResults results = new BenchResults();
@@ -105,6 +109,8 @@ public final class StewardBenchmark {
   private Map<Integer, double[]> baselineMemory = new LinkedHashMap<>();
   private int operatorCount;
   private int nmtCount;
+  /** Operators started with native memory tracking, whose memory() also writes where it goes. */
+  private final java.util.Set<String> trackedOperators = java.util.concurrent.ConcurrentHashMap.newKeySet();
   /** Steward's convergence runs as the contender comparison counts them (issue 17). */
   private final List<ContenderMath.Sample> stewardSamples = new ArrayList<>();
 
@@ -112,7 +118,7 @@ public final class StewardBenchmark {
   private record Run(String mode, int n, double pairedCeiling, double seconds, double createSeconds, double cpuSeconds,
       long reconciles,
       boolean timedOut, RequestCounts requests, double rss, double heapUsed, double liveHeap, double rssAfterGc,
-      double baselineLiveHeap, double baselineRss) {}
+      double baselineLiveHeap, double baselineRss, double peakRss, long threads) {}
 
   public StewardBenchmark(BenchSettings settings) {
     this.settings = settings;
@@ -365,6 +371,8 @@ public final class StewardBenchmark {
       cpuAfter.put("operator", cpu);
       stewardSamples.add(stewardSample(mode, n, names, t0, cpuBefore, cpuAfter, op, requests, timedOut));
     }
+    double peakRss = ProcStats.peakRssBytes(op.process.pid());
+    long threads = ProcStats.threads(op.process.pid());
     double[] after = memory(op.process, true);
     log.info("{} N={} #{}: {} s ({} WebApps/s; creating took {} s), {} owned writes/WebApp, {} GETs, "
             + "{} events, cpu {} s, RSS {} MiB, live heap {} MiB{}", mode, n, repeat, Figure.format(seconds),
@@ -388,7 +396,7 @@ public final class StewardBenchmark {
     cleanup(NS_RUN);
     return new Run(mode, n, pairedCeiling, seconds, createSeconds, cpu, reconciles, timedOut, requests, after[0],
         after[1],
-        after[2], after[3], baseline[2], baseline[3]);
+        after[2], after[3], baseline[2], baseline[3], peakRss, threads);
   }
 
   private Run convergeBacklog(int n, int repeat, double pairedCeiling) throws Exception {
@@ -414,6 +422,8 @@ public final class StewardBenchmark {
     RequestCounts requests = requestsBy(op.process, mark);
     long spawned = op.readyAt - (long) (op.secondsToReady * 1e9);
     stewardSamples.add(stewardSample("backlog", n, names, spawned, cpuBefore, cpuAfter, op, requests, timedOut));
+    double peakRss = ProcStats.peakRssBytes(op.process.pid());
+    long threads = ProcStats.threads(op.process.pid());
     double[] after = memory(op.process, true);
     log.info("backlog N={} #{}: {} s from readiness ({} WebApps/s; start-up {} s), {} owned writes/WebApp, {} GETs{}",
         n, repeat, Figure.format(seconds), Figure.format(n / seconds), Figure.format(op.secondsToReady),
@@ -426,7 +436,7 @@ public final class StewardBenchmark {
     cleanup(NS_RUN);
     return new Run("backlog", n, pairedCeiling, seconds, Double.NaN, cpu, reconciles, timedOut, requests, after[0],
         after[1],
-        after[2], after[3], Double.NaN, Double.NaN);
+        after[2], after[3], Double.NaN, Double.NaN, peakRss, threads);
   }
 
   private ContenderMath.Sample stewardSample(String mode, int n, List<String> names, long start,
@@ -536,14 +546,18 @@ public final class StewardBenchmark {
           Figure.of("MiB", group.stream().map(r -> r.liveHeap() / MIB).toList()),
           Figure.of("MiB", group.stream().map(r -> r.rssAfterGc() / MIB).toList()),
           Figure.of("B", group.stream().map(r -> (r.liveHeap() - r.baselineLiveHeap()) / n).toList()),
-          Figure.of("B", group.stream().map(r -> (r.rssAfterGc() - r.baselineRss()) / n).toList())));
+          Figure.of("B", group.stream().map(r -> (r.rssAfterGc() - r.baselineRss()) / n).toList()),
+          Figure.of("MiB", group.stream().map(r -> r.peakRss() / MIB).toList()),
+          Figure.of("MiB", group.stream().map(r -> r.baselineRss() / MIB).toList()),
+          Figure.of("", group.stream().map(r -> (double) r.threads()).toList())));
     }
     List<Run> baselines = runs.values().stream().filter(r -> r.mode().equals("create-at-once")).toList();
     if (!baselines.isEmpty()) {
       results.memory.add(0, new BenchResults.Memory(0, "chart", Figure.of("", List.of()), Figure.of("", List.of()),
           Figure.of("MiB", baselines.stream().map(r -> r.baselineLiveHeap() / MIB).toList()),
           Figure.of("MiB", baselines.stream().map(r -> r.baselineRss() / MIB).toList()),
-          Figure.of("", List.of()), Figure.of("", List.of())));
+          Figure.of("", List.of()), Figure.of("", List.of()), Figure.of("", List.of()), Figure.of("", List.of()),
+          Figure.of("", List.of())));
     }
   }
 
@@ -917,9 +931,12 @@ public final class StewardBenchmark {
   OperatorProcess spawnOperator(String identity, Map<String, String> extra, boolean asImage,
       List<String> extraJvmOptions) {
     List<String> jvmOptions = new ArrayList<>(settings.jvmOptions());
-    jvmOptions.addAll(extraJvmOptions);
+    jvmOptions.addAll(jvmOptionsIn(extraJvmOptions));
     if (asImage) {
       jvmOptions.addAll(image.jvmOptions());
+    }
+    if (jvmOptions.stream().anyMatch(o -> o.startsWith("-XX:NativeMemoryTracking="))) {
+      trackedOperators.add(identity);
     }
     Path jar = asImage ? image.jar() : OperatorProcess.jar();
     Path directory = asImage ? image.app() : null;
@@ -927,7 +944,25 @@ public final class StewardBenchmark {
     properties.put("steward.leader-election.lease-namespace", "default");
     properties.putAll(extra);
     operatorCount++;
-    return OperatorProcess.start(operatorKubeconfig, identity, directory, jar, jvmOptions, properties);
+    return OperatorProcess.start(operatorKubeconfig, identity, directory, jar, jvmOptions, properties,
+        environmentIn(extraJvmOptions));
+  }
+
+  /** The words of a JVM variant that are JVM options, not environment variables. */
+  static List<String> jvmOptionsIn(List<String> variant) {
+    return variant.stream().filter(word -> !ENVIRONMENT_VARIABLE.matcher(word).matches()).toList();
+  }
+
+  /** The environment variables a JVM variant sets (NAME=value), in its order. */
+  static Map<String, String> environmentIn(List<String> variant) {
+    Map<String, String> environment = new LinkedHashMap<>();
+    for (String word : variant) {
+      Matcher variable = ENVIRONMENT_VARIABLE.matcher(word);
+      if (variable.matches()) {
+        environment.put(variable.group(1), variable.group(2));
+      }
+    }
+    return environment;
   }
 
   /** Whether operators run as the image does (its layout and class-data-sharing archive). */
@@ -985,13 +1020,15 @@ public final class StewardBenchmark {
       results.notes.add("jcmd GC.run failed for " + op.identity());
     }
     Observer.sleep(200);
-    if (settings.jvmOptions().stream().anyMatch(o -> o.startsWith("-XX:NativeMemoryTracking"))) {
+    if (trackedOperators.contains(op.identity())) {
       // Where the memory outside the heap goes, for tuning: target/bench/nmt-<identity>.txt
       String nmt = ProcStats.run("jcmd", Long.toString(op.pid()), "VM.native_memory", "summary");
       String histogram = ProcStats.run("jcmd", Long.toString(op.pid()), "GC.class_histogram");
       if (histogram != null) {
         nmt = nmt + "\n" + String.join("\n", histogram.lines().limit(60).toList());
       }
+      nmt = nmt + "\n\nThreads by pool:\n" + threadsByPool(ProcStats.run("jcmd", Long.toString(op.pid()),
+          "Thread.print"));
       try {
         Files.writeString(settings.output().resolve("nmt-" + op.identity() + "-" + (nmtCount++) + ".txt"),
             "RSS " + ProcStats.rssBytes(op.pid()) + "\n" + nmt);
@@ -1000,6 +1037,21 @@ public final class StewardBenchmark {
       }
     }
     return new double[] {rss, heap, heapUsed(op), ProcStats.rssBytes(op.pid())};
+  }
+
+  /** Thread counts by name with the numbers taken out (a pool's threads share one line), most first. */
+  static String threadsByPool(String threadDump) {
+    if (threadDump == null) {
+      return "(jcmd Thread.print failed)\n";
+    }
+    Map<String, Integer> pools = new LinkedHashMap<>();
+    threadDump.lines().map(THREAD_NAME::matcher).filter(Matcher::find)
+        .forEach(m -> pools.merge(m.group(1).replaceAll("\\d+", "#"), 1, Integer::sum));
+    StringBuilder out = new StringBuilder();
+    pools.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
+        .forEach(e -> out.append(String.format("%4d %s%n", e.getValue(), e.getKey())));
+    return out.append(String.format("%4d in all%n", pools.values().stream().mapToInt(Integer::intValue).sum()))
+        .toString();
   }
 
   /** Sum of jvm_memory_used_bytes{area="heap"} from /actuator/prometheus. */

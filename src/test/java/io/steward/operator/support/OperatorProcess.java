@@ -105,7 +105,8 @@ public final class OperatorProcess implements AutoCloseable {
     return start(kubeconfig, identity, directory, jar, jvmOptions, properties, Map.of());
   }
 
-  private static OperatorProcess start(Path kubeconfig, String identity, Path directory, Path jar,
+  /** The same, with more environment variables (MALLOC_ARENA_MAX for a memory comparison, say). */
+  public static OperatorProcess start(Path kubeconfig, String identity, Path directory, Path jar,
       List<String> jvmOptions, Map<String, String> properties, Map<String, String> extraEnv) {
     List<String> args = new ArrayList<>(List.of("--steward.leader-election.identity=" + identity));
     properties.forEach((key, value) -> args.add("--" + key + "=" + value));
