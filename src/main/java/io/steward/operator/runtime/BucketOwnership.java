@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
@@ -158,13 +159,24 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
    */
   private void roundThenNext() {
     round();
-    long wait = Math.min(retryPeriod.toNanos(),
-        expiry.nanosUntilFirstExpiry(heldByOthers).orElse(Long.MAX_VALUE) + EXPIRY_MARGIN.toNanos());
     try {
-      thread.schedule(this::roundThenNext, wait, TimeUnit.NANOSECONDS);
+      thread.schedule(this::roundThenNext, nextRoundIn(retryPeriod, expiry.nanosUntilFirstExpiry(heldByOthers)),
+          TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       // Stopping: no more rounds.
     }
+  }
+
+  /**
+   * Nanoseconds to the next round: a retry period, or less when another replica's Lease expires
+   * sooner ({@code untilExpiry}), just past that instant.
+   */
+  static long nextRoundIn(Duration retryPeriod, OptionalLong untilExpiry) {
+    long wait = retryPeriod.toNanos();
+    if (untilExpiry.isPresent()) {
+      wait = Math.min(wait, untilExpiry.getAsLong() + EXPIRY_MARGIN.toNanos());
+    }
+    return wait;
   }
 
   public String identity() {

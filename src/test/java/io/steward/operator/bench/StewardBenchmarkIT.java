@@ -69,6 +69,9 @@ class StewardBenchmarkIT {
    * Only that each configuration ran at each N, none timed out, the replicas wrote nothing at rest, and
    * each of two or more sharded replicas cached only part of the WebApps; no assertion on any time.
    */
+  /** Steward's default {@code steward.sharding.buckets}. */
+  private static final int BUCKETS = 32;
+
   private static void assertScalingRan(BenchSettings settings, BenchResults.Scaling scaling) {
     List<String> expected = new ArrayList<>();
     for (int n : settings.scalingSizes()) {
@@ -82,6 +85,11 @@ class StewardBenchmarkIT {
       assertThat(run.perReplica()).as("replicas measured: %s", configuration).hasSize(run.replicas());
       assertThat(run.atRest().objectWrites()).as("writes to WebApps, Deployments, Services at rest: %s",
           configuration).isZero();
+      // Each replica renews its Leases (its own, and in sharded mode its buckets) once per retry period
+      // (the default 2 s): twice that rate at most, or the rounds are looping.
+      double leasesRenewed = run.mode().equals(ScalingMath.SHARDED) ? run.replicas() + BUCKETS : 1;
+      assertThat(run.atRest().leaseWritesPerSecond()).as("Lease writes per second at rest: %s", configuration)
+          .isLessThanOrEqualTo(leasesRenewed);
       if (run.mode().equals(ScalingMath.SHARDED) && run.replicas() > 1) {
         assertThat(run.perReplica()).as("WebApps cached per replica: %s", configuration)
             .allSatisfy(replica -> assertThat(replica.cachedWebApps()).isLessThan(run.n()));
