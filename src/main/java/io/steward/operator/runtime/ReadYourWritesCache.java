@@ -202,11 +202,28 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements In
 
       @Override
       public void onDelete(T object, boolean finalStateUnknown) {
+        if (!finalStateUnknown && leftSelectorThroughOwnWrite(object)) {
+          return;
+        }
         if (!observed(object, true)) {
           handler.onDelete(object, finalStateUnknown);
         }
       }
     };
+  }
+
+  /**
+   * Whether a delete event is an object leaving one informer's label selector because of Steward's
+   * own write (a watch reports that as a delete at the version that made it leave; a real deletion
+   * has a version of its own). The object still exists and another informer shows it next (sharded
+   * mode: a new WebApp moving into its bucket's informer once labelled), so it is no news, and the
+   * write stays recorded for that informer to confirm.
+   */
+  private boolean leftSelectorThroughOwnWrite(T object) {
+    Write<T> write = writes.get(key(object.getMetadata().getNamespace(), object.getMetadata().getName()));
+    String version = version(object);
+    return write != null && version != null && write.result() != null
+        && (version.equals(version(write.result())) || write.superseded().contains(version));
   }
 
   private static String version(KubernetesObject object) {

@@ -189,6 +189,33 @@ class ReadYourWritesCacheTest {
     assertThat(cache.get("ns", "a")).isNull();
   }
 
+  /** Sharded mode: labelling a new WebApp moves it from the informer of unlabelled objects to its bucket's. */
+  @Test
+  void anObjectLeavingASelectorThroughOurOwnWriteIsNotADelete() {
+    store.put("a", object("1"));
+    cache.written(object("1"), object("2")); // the label patch
+    cache.written(cache.get("ns", "a"), object("3")); // the status patch, in the same pass
+    handler.onDelete(object("2"), false); // the unlabelled informer: gone from its selector at version 2
+    assertThat(delivered).isEmpty();
+    assertThat(cache.pending()).as("still to be confirmed by the informer that shows it now").isEqualTo(1);
+    store.put("a", object("3"));
+    handler.onAdd(object("3")); // the bucket's informer
+    assertThat(delivered).isEmpty();
+    assertThat(cache.pending()).isZero();
+  }
+
+  @Test
+  void aDeleteAtAVersionOfItsOwnOrFromARelistIsStillDelivered() {
+    store.put("a", object("1"));
+    cache.written(object("1"), object("2"));
+    handler.onDelete(object("2"), true); // a re-list found it gone: the last state known, not the deletion
+    assertThat(delivered).containsExactly("delete 2");
+
+    cache.written(object("1"), object("4"));
+    handler.onDelete(object("5"), false); // deleted by someone else: the deletion's own version
+    assertThat(delivered).containsExactly("delete 2", "delete 5");
+  }
+
   private static V1ConfigMap object(String resourceVersion) {
     return new V1ConfigMap().metadata(new V1ObjectMeta().namespace("ns").name("a").resourceVersion(resourceVersion));
   }
