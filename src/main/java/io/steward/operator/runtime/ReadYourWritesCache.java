@@ -202,7 +202,7 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements In
 
       @Override
       public void onDelete(T object, boolean finalStateUnknown) {
-        if (!finalStateUnknown && leftSelectorThroughOwnWrite(object)) {
+        if (!finalStateUnknown && (movedToAnotherInformer(object) || leftSelectorThroughOwnWrite(object))) {
           return;
         }
         if (!observed(object, true)) {
@@ -210,6 +210,15 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements In
         }
       }
     };
+  }
+
+  /**
+   * Whether the object a delete event names is still in the cache: several informers feed it (sharded
+   * mode), and another one already shows the object, which left only this informer's selector. An
+   * informer removes an object before it tells of the delete, so after a real deletion none has it.
+   */
+  private boolean movedToAnotherInformer(T object) {
+    return informer.get(object.getMetadata().getNamespace(), object.getMetadata().getName()) != null;
   }
 
   /**

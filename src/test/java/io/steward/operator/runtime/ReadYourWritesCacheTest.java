@@ -205,9 +205,20 @@ class ReadYourWritesCacheTest {
   }
 
   @Test
+  void anObjectTheNextInformerShowedBeforeTheFirstToldOfItsExitIsNotDeleted() {
+    store.put("a", object("1"));
+    cache.written(object("1"), object("2")); // the label patch
+    store.put("a", object("2"));
+    handler.onAdd(object("2")); // the bucket's informer first: the echo, which ends the record
+    handler.onDelete(object("2"), false); // then the unlabelled informer's exit; the bucket's still holds it
+    assertThat(delivered).isEmpty();
+  }
+
+  @Test
   void aDeleteAtAVersionOfItsOwnOrFromARelistIsStillDelivered() {
     store.put("a", object("1"));
     cache.written(object("1"), object("2"));
+    store.remove("a");
     handler.onDelete(object("2"), true); // a re-list found it gone: the last state known, not the deletion
     assertThat(delivered).containsExactly("delete 2");
 
