@@ -38,9 +38,14 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements In
    * replaced (null: it created the object), the versions of its earlier results, and its latest result
    * (null: deleted).
    */
-  private record Write<T>(String replaced, Set<String> superseded, T result, T subject, long recordedAt) {
+  private record Write<T extends KubernetesObject>(String replaced, Set<String> superseded, T result, T subject, long recordedAt) {
     boolean isAhead(String informerVersion) {
       return Objects.equals(informerVersion, replaced) || informerVersion != null && superseded.contains(informerVersion);
+    }
+
+    /** Whether {@code version} is one this chain produced and the object still exists at: a result, earlier or latest. */
+    boolean producedExisting(String version) {
+      return version != null && result != null && (version.equals(version(result)) || superseded.contains(version));
     }
   }
 
@@ -230,9 +235,7 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements In
    */
   private boolean leftSelectorThroughOwnWrite(T object) {
     Write<T> write = writes.get(key(object.getMetadata().getNamespace(), object.getMetadata().getName()));
-    String version = version(object);
-    return write != null && version != null && write.result() != null
-        && (version.equals(version(write.result())) || write.superseded().contains(version));
+    return write != null && write.producedExisting(version(object));
   }
 
   private static String version(KubernetesObject object) {
