@@ -57,7 +57,9 @@ public final class LeaseCampaign {
     this.informer = factory.sharedIndexInformerFor(params -> coordination.listNamespacedLease(namespace)
             .fieldSelector("metadata.name=" + name).resourceVersion(params.resourceVersion)
             .timeoutSeconds(params.timeoutSeconds).watch(params.watch).buildCall(null),
-        V1Lease.class, V1LeaseList.class);
+        V1Lease.class, V1LeaseList.class, 0,
+        // The elector's own reads go on without the watch; a failing watch only delays a take-over.
+        (type, error) -> log.debug("Leader Lease watch failed: {}", LogSafe.describe(error)));
     informer.addEventHandler(new ResourceEventHandler<>() {
       @Override
       public void onAdd(V1Lease lease) {

@@ -9,8 +9,9 @@ import okhttp3.OkHttpClient;
 
 /**
  * The two API clients Steward uses, made from the one {@link ApiClient} bean: {@code requests}
- * for reads and writes (bounded timeouts, so a hung connection cannot stall a worker forever) and
- * {@code watches} for informers (no read timeout: a watch is a long-lived stream). Both send the
+ * for reads and writes of single objects (bounded timeouts, so a hung connection cannot stall a
+ * worker forever; each body read whole, see {@link WholeResponseBodies}) and {@code watches} for
+ * informers (no read timeout: a watch is a long-lived stream). Both send the
  * replica's User-Agent, every request of both passes the {@link WriteFence} and is timed by
  * {@code requestMetrics} (see {@link ApiRequestMetrics}); with tracing on, a request a reconcile
  * sends is also its child span ({@link Tracing#apiRequests()}).
@@ -36,14 +37,14 @@ public final class OperatorClients {
     if (tracing.isOn()) {
       http.addInterceptor(tracing.apiRequests());
     }
-    requests.setHttpClient(http.build());
+    OkHttpClient shared = http.connectTimeout(CONNECT_TIMEOUT).writeTimeout(REQUEST_TIMEOUT).build();
+    requests.setHttpClient(shared.newBuilder().readTimeout(REQUEST_TIMEOUT)
+        .addInterceptor(new WholeResponseBodies()).build());
     requests.setUserAgent(identity.userAgent());
-    requests.setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
-    requests.setReadTimeout((int) REQUEST_TIMEOUT.toMillis());
-    requests.setWriteTimeout((int) REQUEST_TIMEOUT.toMillis());
 
-    // Same server, TLS material, interceptors (token refresh) and metrics, but no read timeout.
-    this.watches = new ApiClient(requests.getHttpClient().newBuilder().readTimeout(Duration.ZERO).build());
+    // Same server, TLS material, interceptors (token refresh) and metrics, but no read timeout, and
+    // bodies decoded as they stream in (lists of every object of a kind).
+    this.watches = new ApiClient(shared.newBuilder().readTimeout(Duration.ZERO).build());
     watches.setBasePath(configured.getBasePath());
     watches.setUserAgent(identity.userAgent());
     for (var entry : configured.getAuthentications().entrySet()) {
