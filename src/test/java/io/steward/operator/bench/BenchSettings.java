@@ -63,8 +63,9 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
     int contenderSize, List<Integer> contenderConcurrencies, List<Integer> scalingSizes, List<Integer> scalingReplicas,
     int scalingRestSeconds, String only, Path output, Path clusterDir) {
 
-  /** The section {@code -Dsteward.bench.only} can pick. */
+  /** The sections {@code -Dsteward.bench.only} can pick. */
   public static final String ONLY_SCALING = "scaling";
+  public static final String ONLY_LATENCY = "latency";
 
   /**
    * The JVM's own defaults where the chart tunes them (C2 compilation, heap free ratios), added to
@@ -138,10 +139,16 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
     return !scalingSizes.isEmpty() && (everySection() || only.equals(ONLY_SCALING));
   }
 
+  /** Whether the latency section runs alone. */
+  public boolean latencyOnly() {
+    return only.equals(ONLY_LATENCY);
+  }
+
   private static String only(String value) {
     String section = value.trim().toLowerCase(Locale.ROOT);
-    if (!section.isEmpty() && !section.equals(ONLY_SCALING)) {
-      throw new IllegalArgumentException("steward.bench.only must be empty or " + ONLY_SCALING + ", not " + value);
+    if (!section.isEmpty() && !section.equals(ONLY_SCALING) && !section.equals(ONLY_LATENCY)) {
+      throw new IllegalArgumentException("steward.bench.only must be empty, " + ONLY_SCALING + " or " + ONLY_LATENCY
+          + ", not " + value);
     }
     return section;
   }

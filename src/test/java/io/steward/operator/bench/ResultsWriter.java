@@ -48,7 +48,7 @@ final class ResultsWriter {
         .append("\n");
     md.append("- Figures: median (min–max) over the repeats shown; command: `").append(COMMAND).append("`\n\n");
 
-    // Sections 1-8; with -Dsteward.bench.only=scaling there are none.
+    // Sections 1-8; with -Dsteward.bench.only=scaling there are none, with =latency only section 5.
     StringBuilder table = new StringBuilder();
     for (BenchResults.Ceiling c : r.ceiling) {
       row(table, "1", "ceiling, " + c.concurrency() + " client threads" + (c.withEvents()

@@ -163,6 +163,8 @@ public final class StewardBenchmark {
   private void measure() throws Exception {
     if (settings.everySection()) {
       measureEverySection();
+    } else if (settings.latencyOnly()) {
+      results.latency = latency();
     }
     // 9. Sharding's scaling (issue 16), last: its tens of thousands of objects, although deleted,
     // stay in etcd's history until compaction and would weigh on the sections above.
