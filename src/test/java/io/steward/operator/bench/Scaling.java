@@ -49,7 +49,8 @@ final class Scaling {
   Scaling(StewardBenchmark bench) {
     this.bench = bench;
     this.settings = bench.settings;
-    this.buckets = Integer.parseInt(settings.operatorProperties().getOrDefault("steward.sharding.buckets", "32"));
+    this.buckets = Integer.parseInt(settings.operatorProperties().getOrDefault("steward.sharding.buckets",
+        Integer.toString(new io.steward.operator.runtime.StewardProperties.Sharding().getBuckets())));
   }
 
   void run() throws Exception {

@@ -57,7 +57,8 @@ class ShardSelectorIT {
   private static final boolean FULL = "full".equals(System.getProperty("steward.bench.mode"));
   private static final int WEBAPPS = FULL ? 3000 : 300;
   private static final int REPEATS = FULL ? 20 : 3;
-  private static final int BUCKETS = 32;
+  /** Steward's default bucket count, with which the WebApps here are labelled as Steward would. */
+  private static final int BUCKETS = new io.steward.operator.runtime.StewardProperties.Sharding().getBuckets();
   private static final int SHARDS = 3;
   private static final BigInteger HASH_SPACE = BigInteger.ONE.shiftLeft(64);
 
@@ -149,7 +150,7 @@ class ShardSelectorIT {
     return "0x" + "0".repeat(Math.max(0, 16 - digits.length())) + digits;
   }
 
-  /** The buckets of shard {@code shard}, as contiguous a split of the 32 as the UID ranges are of the hash. */
+  /** The buckets of shard {@code shard}, as contiguous a split of the buckets as the UID ranges are of the hash. */
   private static Set<Integer> bucketsOf(int shard) {
     return IntStream.range(0, BUCKETS).filter(b -> b * SHARDS / BUCKETS == shard).boxed().collect(Collectors.toSet());
   }

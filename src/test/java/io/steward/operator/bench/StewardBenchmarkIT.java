@@ -70,7 +70,8 @@ class StewardBenchmarkIT {
    * each of two or more sharded replicas cached only part of the WebApps; no assertion on any time.
    */
   /** Steward's default {@code steward.sharding.buckets}. */
-  private static final int BUCKETS = 32;
+  /** Steward's default bucket count, which the replicas here run with. */
+  private static final int BUCKETS = new io.steward.operator.runtime.StewardProperties.Sharding().getBuckets();
 
   private static void assertScalingRan(BenchSettings settings, BenchResults.Scaling scaling) {
     List<String> expected = new ArrayList<>();

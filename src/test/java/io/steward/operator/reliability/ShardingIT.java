@@ -61,7 +61,8 @@ class ShardingIT {
   private static final boolean FULL = "full".equals(System.getProperty("steward.reliability"));
   private static final ReliabilityReport REPORT = ReliabilityReport.shared();
   private static final String LOCAL_GUARD = System.getProperty("steward.sharding-it.local-guard", "true");
-  private static final int BUCKETS = 32;
+  /** Steward's default bucket count, which the replicas here run with. */
+  private static final int BUCKETS = new io.steward.operator.runtime.StewardProperties.Sharding().getBuckets();
   private static final Duration LEASE = Duration.ofSeconds(6);
   private static final Duration QUIET = Duration.ofSeconds(10);
   private static final Map<String, String> SHORT_LEASE = Map.of("steward.leader-election.lease-duration", "6s",
@@ -341,8 +342,8 @@ class ShardingIT {
     BucketAudit audit = new BucketAudit(cluster.auditLog(), ns, ns, BUCKETS, LEASE);
     List<AuditLog.Entry> overlapping = audit.writesOutsideTheirTerm(from);
     REPORT.record(scenario, "spec changes during the moves", changes);
-    REPORT.record(scenario, "SIGTERM to 2 of 3 (one after the other) to all 32 buckets on the last one, ms", downMillis);
-    REPORT.record(scenario, "2 new replicas ready to all 32 buckets balanced over 3, ms", upMillis);
+    REPORT.record(scenario, "SIGTERM to 2 of 3 (one after the other) to all " + BUCKETS + " buckets on the last one, ms", downMillis);
+    REPORT.record(scenario, "2 new replicas ready to all " + BUCKETS + " buckets balanced over 3, ms", upMillis);
     REPORT.record(scenario, "churn end to all converged, ms", converged.toMillis());
     REPORT.record(scenario, "bucket Lease writes naming a new holder", moves(audit, from));
     REPORT.record(scenario, "writes outside the writer's term of the bucket", overlapping.size());
@@ -414,7 +415,7 @@ class ShardingIT {
     }
     REPORT.record(scenario, "WebApps; image changes (one every 100 ms)", names.size() + "; " + changes);
     REPORT.record(scenario, "SIGTERM of a replica to its buckets balanced over the other two, ms", handOver);
-    REPORT.record(scenario, "its replacement ready to all 32 buckets balanced over three, ms", rejoin);
+    REPORT.record(scenario, "its replacement ready to all " + BUCKETS + " buckets balanced over three, ms", rejoin);
     REPORT.record(scenario, "spec change to Deployment patch before the restart: p50 / p99 ms",
         Percentiles.of(before, 50) + " / " + Percentiles.of(before, 99));
     REPORT.record(scenario, "spec change to Deployment patch during the restart: p50 / p99 / max ms",
