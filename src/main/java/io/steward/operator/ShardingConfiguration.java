@@ -72,7 +72,7 @@ public class ShardingConfiguration {
         timing.getLeaseName()), timing.getLeaseDuration());
     return new BucketOwnership(leases, leaseNamespace.name(), identity.name(), terms, fence,
         timing.getLeaseDuration(), timing.getRetryPeriod(), properties.getFencing().isLocalGuard(),
-        informers::hasSynced, leaderLease, registry, listener);
+        informers::hasSynced, leaderLease, registry, listener).watchingLeases(clients.watches());
   }
 
   @Bean

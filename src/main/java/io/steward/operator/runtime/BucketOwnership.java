@@ -1,5 +1,6 @@
 package io.steward.operator.runtime;
 
+import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoordinationV1Api;
 import io.kubernetes.client.openapi.models.V1Lease;
@@ -28,6 +29,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -57,7 +59,9 @@ import org.slf4j.LoggerFactory;
  *
  * One thread runs a round every retry period: one list of the shard Leases, then the writes for each
  * bucket, sent side by side ({@link #LEASE_WRITERS} at a time): one after another, a replica holding
- * all 32 buckets on a loaded API server would take longer than a term to renew them all.
+ * all the buckets on a loaded API server would take longer than a term to renew them all. A watch
+ * of the same Leases ({@link ShardLeaseWatch}) sees renewals between rounds, so that expiry is
+ * judged from when a renewal arrived rather than from the next list.
  */
 public final class BucketOwnership implements BucketGate.OwnedBuckets {
   private static final Logger log = LoggerFactory.getLogger(BucketOwnership.class);
@@ -99,11 +103,13 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   private final AtomicIntegerArray owned;
   private final LeaseExpiry expiry;
   private final Map<String, Counter> moves = new HashMap<>();
+  private final AtomicBoolean earlyRoundPending = new AtomicBoolean();
+  private ShardLeaseWatch watch;
   private volatile Map<Integer, String> assignment = Map.of();
   private volatile Map<Integer, String> holders = Map.of();
   private volatile List<String> liveMembers = List.of();
   private volatile boolean stopped;
-  private int rounds;
+  private volatile int rounds;
   /** Leases other replicas hold, as the last round read them: the next round comes when the first expires. */
   private List<String> heldByOthers = List.of();
   private String yieldingTo = "";
@@ -149,7 +155,16 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     }
   }
 
+  /** Sees the Leases change on a watch through {@code watches} too (see {@link ShardLeaseWatch}). */
+  public BucketOwnership watchingLeases(ApiClient watches) {
+    this.watch = new ShardLeaseWatch(watches, namespace, this);
+    return this;
+  }
+
   public void start() {
+    if (watch != null) {
+      watch.start();
+    }
     thread.execute(this::roundThenNext);
   }
 
@@ -164,6 +179,35 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
           TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       // Stopping: no more rounds.
+    }
+  }
+
+  /**
+   * A round now, besides the periodic ones, for a change that should not wait for the next one (a
+   * bucket released by its holder). Requests made while one is pending share it; none before this
+   * replica has seen its peers for the rounds that precede any taking.
+   */
+  public void roundSoon() {
+    if (stopped || rounds <= ROUNDS_BEFORE_TAKING || !earlyRoundPending.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      thread.execute(() -> {
+        earlyRoundPending.set(false);
+        round();
+      });
+    } catch (RejectedExecutionException e) {
+      // Stopping.
+    }
+  }
+
+  /**
+   * A Lease as a watch event delivered it: a sighting of its state made now, after the write that
+   * produced it was committed, so at least as late as any read could have made it.
+   */
+  public void sawOnWatch(V1Lease lease) {
+    if (lease.getMetadata() != null && lease.getMetadata().getName() != null) {
+      expiry.saw(lease.getMetadata().getName(), lease.getMetadata().getResourceVersion(), expiry.beforeRead());
     }
   }
 
@@ -482,6 +526,9 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
    */
   public void stop(Duration timeout) {
     stopped = true;
+    if (watch != null) {
+      watch.stop();
+    }
     thread.shutdown();
     leaseWriters.shutdown();
     try {
@@ -517,7 +564,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     }
   }
 
-  private static String holder(V1Lease lease) {
+  static String holder(V1Lease lease) {
     return lease == null || lease.getSpec() == null || lease.getSpec().getHolderIdentity() == null ? ""
         : lease.getSpec().getHolderIdentity();
   }
