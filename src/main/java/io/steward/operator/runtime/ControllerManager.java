@@ -42,7 +42,7 @@ public final class ControllerManager {
   private volatile BucketGate gate;
   private final Map<WatchedKind<?, ?>, ReadYourWritesCache<?>> caches = new LinkedHashMap<>();
 
-  /** @param workers concurrent reconciles, and how many items the work queue holds at once */
+  /** @param workers concurrent reconciles */
   public ControllerManager(Informers informers, SharedInformerFactory factory, MeterRegistry registry, int workers) {
     this(informers, factory, registry, workers, Tracing.off());
   }
@@ -158,8 +158,9 @@ public final class ControllerManager {
     /** Builds the controller around {@code reconciler}; the lifecycle runs it. */
     public ManagedController<P> complete(Reconciler reconciler) {
       ControllerMetrics metrics = new ControllerMetrics(registry, name, workers);
-      // Work enters the queue a worker's worth at a time, namespaces taking turns: a change waits behind about that.
-      InstrumentedWorkQueue queue = new InstrumentedWorkQueue(ClientGoRateLimiter.create(), metrics, workers);
+      // Work enters the queue one item at a time, as a worker takes the one before, namespaces taking
+      // turns: a change then waits for the first pass in flight to end, not behind other namespaces' items.
+      InstrumentedWorkQueue queue = new InstrumentedWorkQueue(ClientGoRateLimiter.create(), metrics, 1);
       metrics.watchQueueDepth(registry, name, queue::length);
       QueueWiring wiring = new QueueWiring(queue, OffsetDateTime.now(ZoneOffset.UTC));
       sources.forEach(source -> source.accept(wiring));

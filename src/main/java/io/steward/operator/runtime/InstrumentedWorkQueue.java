@@ -49,7 +49,10 @@ public final class InstrumentedWorkQueue extends DefaultRateLimitingQueue<Reques
   private int normalWaiting;
   private final LinkedHashSet<Request> lowPriority = new LinkedHashSet<>();
 
-  /** @param depth how many items the parent queue may hold; at least one (the number of workers keeps them busy) */
+  /**
+   * @param depth how many items the parent queue may hold; at least one. One keeps every worker
+   *     busy (a worker's take admits the next item) and makes a new item wait least.
+   */
   public InstrumentedWorkQueue(RateLimiter<Request> rateLimiter, ControllerMetrics metrics, int depth) {
     super(Executors.newSingleThreadExecutor(Daemons.named("workqueue-parent-delays")), rateLimiter);
     if (depth < 1) {
