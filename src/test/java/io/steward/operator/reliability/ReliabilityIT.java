@@ -106,7 +106,7 @@ class ReliabilityIT {
   @Test
   void hardFailoverUnderLoad() throws Exception {
     int webAppCount = FULL ? 300 : 20;
-    int kills = FULL ? 100 : 1;
+    int kills = Integer.getInteger("steward.reliability.kills", FULL ? 100 : 1);
     String ns = namespace("hard");
     Map<String, String> lease = FULL ? Map.of() : shortLease();
     WebApps webApps = new WebApps(cluster.adminClient(), ns);
