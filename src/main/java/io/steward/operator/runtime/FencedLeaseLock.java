@@ -3,9 +3,14 @@ package io.steward.operator.runtime;
 import io.kubernetes.client.extended.leaderelection.LeaderElectionRecord;
 import io.kubernetes.client.extended.leaderelection.Lock;
 import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.models.V1Lease;
+import io.kubernetes.client.openapi.models.V1LeaseSpec;
 import io.steward.operator.runtime.RivalLeases.Reading;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.Date;
+import java.util.List;
+import java.util.OptionalLong;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -142,6 +147,33 @@ public final class FencedLeaseLock implements Lock {
       refusedFor = why;
       log.warn("Not leading: {}; trying again every retry period", why);
     }
+  }
+
+  /**
+   * The Lease as a watch event delivered it: a sighting of its record made now, after the write that
+   * produced it was committed, so at least as late as any read could have made it. The record is
+   * taken from the Lease as client-java's {@code LeaseLock} takes it, so that a read of the same
+   * state is the same sighting.
+   */
+  void sawOnWatch(V1Lease lease) {
+    V1LeaseSpec spec = lease.getSpec();
+    if (spec == null) {
+      return;
+    }
+    RecordState state = new RecordState(spec.getHolderIdentity(), date(spec.getRenewTime()),
+        date(spec.getAcquireTime()), spec.getLeaseTransitions() == null ? 0 : spec.getLeaseTransitions());
+    synchronized (this) {
+      expiry.saw(LEASE, state, expiry.beforeRead());
+    }
+  }
+
+  /** How long until the Lease, unchanged since it was last seen, expires; empty if it has or was never seen. */
+  OptionalLong nanosUntilExpiry() {
+    return expiry.nanosUntilFirstExpiry(List.of(LEASE));
+  }
+
+  private static Date date(OffsetDateTime time) {
+    return time == null ? null : new Date(time.toInstant().toEpochMilli());
   }
 
   /** Whether the Lease, as last read, is this replica's, free, or expired by the monotonic clock. */

@@ -12,7 +12,9 @@ import io.kubernetes.client.openapi.models.V1LeaseList;
 import java.time.Duration;
 import java.util.Date;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
@@ -22,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * Watches the leader Lease and takes it the moment it is free, where client-java's elector would
  * notice only at its next poll (up to about three retry periods later): when the holder released it
  * (a graceful stop), or when its record stood still for a lease duration by this replica's
- * monotonic clock. The takeover is an ordinary optimistic write through the same
+ * monotonic clock, counted from when its last renewal arrived on the watch. The takeover is an ordinary optimistic write through the same
  * {@link FencedLeaseLock}; after it, this replica leads at once, and the campaign keeps renewing
  * until the elector, which confirms on its next poll, takes over the renewals.
  *
@@ -31,6 +33,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeaseCampaign {
   private static final Logger log = LoggerFactory.getLogger(LeaseCampaign.class);
+  /** Past the expiry instant before looking, so that the look finds the Lease expired. */
+  private static final Duration EXPIRY_MARGIN = Duration.ofMillis(5);
 
   private final FencedLeaseLock lock;
   private final Duration leaseDuration;
@@ -41,6 +45,7 @@ public final class LeaseCampaign {
   private final SharedIndexInformer<V1Lease> informer;
   private final ScheduledExecutorService executor = Daemons.scheduler("lease-campaign");
 
+  private volatile ScheduledFuture<?> atExpiry;
   private volatile boolean leading;
   private volatile boolean electorConfirmed;
   private volatile boolean stopped;
@@ -112,8 +117,23 @@ public final class LeaseCampaign {
   }
 
   private void changed(V1Lease lease) {
-    if (!leading && !electorConfirmed && !stopped && holder(lease).isEmpty()) {
+    lock.sawOnWatch(lease);
+    if (leading || electorConfirmed || stopped) {
+      return;
+    }
+    if (holder(lease).isEmpty()) {
       executor.execute(this::tryTakeOver); // released: take it now, not at the next poll
+      return;
+    }
+    // Held: look again the moment it would expire if its holder stays silent, not at the next tick.
+    ScheduledFuture<?> previous = atExpiry;
+    if (previous != null) {
+      previous.cancel(false);
+    }
+    OptionalLong untilExpiry = lock.nanosUntilExpiry();
+    if (untilExpiry.isPresent()) {
+      atExpiry = executor.schedule(this::tryTakeOver, untilExpiry.getAsLong() + EXPIRY_MARGIN.toNanos(),
+          TimeUnit.NANOSECONDS);
     }
   }
 

@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kubernetes.client.extended.leaderelection.LeaderElectionRecord;
 import io.kubernetes.client.extended.leaderelection.Lock;
+import io.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.models.V1Lease;
 import io.kubernetes.client.openapi.models.V1LeaseSpec;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -62,6 +65,29 @@ class FencedLeaseLockTest {
     lock.get();
     nanos.addAndGet(Duration.ofSeconds(5).toNanos());
     assertThat(lock.update(record("me", 4))).isFalse();
+  }
+
+  @Test
+  void aRenewalSeenOnTheWatchCountsFromItsArrivalAndTheReadOfTheSameStateDoesNotRestartIt() throws Exception {
+    V1Lease renewed = new V1Lease().metadata(new V1ObjectMeta().name("steward-leader").resourceVersion("41"))
+        .spec(new V1LeaseSpec().holderIdentity("other").leaseDurationSeconds(6).leaseTransitions(3)
+            .acquireTime(OffsetDateTime.parse("2026-12-04T20:00:00.123456Z"))
+            .renewTime(OffsetDateTime.parse("2026-12-04T20:00:05.654321Z")));
+    lock.sawOnWatch(renewed);
+    assertThat(lock.nanosUntilExpiry()).hasValue(Duration.ofSeconds(6).toNanos());
+    nanos.addAndGet(Duration.ofMillis(900).toNanos());
+    lease.record = asClientJavaReads(renewed);
+    lock.get();
+    nanos.addAndGet(Duration.ofMillis(5100).toNanos());
+    assertThat(lock.update(record("me", 4))).as("six seconds after the watch saw it, 5.1 s after the read").isTrue();
+  }
+
+  /** The record client-java's LeaseLock makes of a Lease it read (its own conversion, by reflection). */
+  private static LeaderElectionRecord asClientJavaReads(V1Lease lease) throws Exception {
+    var convert = LeaseLock.class.getDeclaredMethod("getRecordFromLease", V1LeaseSpec.class);
+    convert.setAccessible(true);
+    return (LeaderElectionRecord) convert.invoke(new LeaseLock("ns", "steward-leader", "me", new ApiClient()),
+        lease.getSpec());
   }
 
   @Test
