@@ -3,6 +3,8 @@ package io.steward.operator.runtime;
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.informer.ResourceEventHandler;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +15,6 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 
 /**
  * An informer cache that also holds Steward's own successful writes until the informer has caught up
@@ -21,7 +22,7 @@ import java.util.function.Supplier;
  * write reads the older object: it re-creates what it just created, or patches a status with a stale
  * resourceVersion, and each costs a refused request (409) and a retry. And the watch event that
  * echoes a write would wake a pass with nothing left to do; {@link #skippingEchoes} drops it, also
- * when it arrives before the write's response does (see {@link #creating}).
+ * when it arrives before the write's response does (see {@link #writing}).
  *
  * <p>Only equality of resourceVersions is used, never their order (they are opaque). A write is
  * recorded with the version it replaced, which Steward read from this same cache; while the informer
@@ -62,7 +63,8 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements In
   private final Duration confirmWithin;
   private final LongSupplier nanoClock;
   private final ConcurrentMap<String, Write<T>> writes = new ConcurrentHashMap<>();
-  private final Set<String> creating = ConcurrentHashMap.newKeySet();
+  /** Keys with a write on its way, and the events for them that came meanwhile, in order. */
+  private final Map<String, InFlight> inFlight = new HashMap<>();
   private final List<Consumer<T>> unconfirmedListeners = new CopyOnWriteArrayList<>();
 
   public ReadYourWritesCache(InformerCache<T> informer) {
@@ -115,18 +117,61 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements In
     return nanoClock.getAsLong() - write.recordedAt() > confirmWithin.toNanos();
   }
 
+  /** A write request; it records its success with {@link #written} before it returns. */
+  @FunctionalInterface
+  public interface WriteRequest<R, E extends Exception> {
+    R send() throws E;
+  }
+
+  /** The events that came for a key while writes of it were on their way. */
+  private static final class InFlight {
+    int writes;
+    final List<Runnable> events = new ArrayList<>();
+  }
+
   /**
-   * Runs {@code request}, the create of {@code object}. While it is in flight, the informer's add
-   * event for that name is its echo (anyone else's object of that name makes the create fail, and a
-   * failed create is retried anyway), so the event need not wake another pass.
+   * Runs {@code request}, a write of the object {@code namespace/name} that records its success
+   * with {@link #written} before it returns. The watch may deliver the write's own event before its
+   * response has arrived and been recorded; judged then, the echo would look like news and wake
+   * another pass. So the events for that object wait while the write is on its way and are judged
+   * once it is recorded (or failed), in the order they came.
    */
-  public <R> R creating(T object, Supplier<R> request) {
-    String key = key(object.getMetadata().getNamespace(), object.getMetadata().getName());
-    creating.add(key);
+  public <R, E extends Exception> R writing(String namespace, String name, WriteRequest<R, E> request) throws E {
+    String key = key(namespace, name);
+    synchronized (inFlight) {
+      inFlight.computeIfAbsent(key, k -> new InFlight()).writes++;
+    }
     try {
-      return request.get(); // a successful create is recorded (written) before the marker goes
+      return request.send();
     } finally {
-      creating.remove(key);
+      List<Runnable> waited = List.of();
+      synchronized (inFlight) {
+        InFlight writes = inFlight.get(key);
+        if (--writes.writes == 0) {
+          inFlight.remove(key);
+          waited = writes.events;
+        }
+      }
+      waited.forEach(Runnable::run);
+    }
+  }
+
+  /** Whether {@code event} for {@code object} waits for a write in flight (see {@link #writing}). */
+  private boolean waitsForWrite(T object, Runnable event) {
+    String key = key(object.getMetadata().getNamespace(), object.getMetadata().getName());
+    synchronized (inFlight) {
+      InFlight writes = inFlight.get(key);
+      if (writes == null) {
+        return false;
+      }
+      writes.events.add(event);
+      return true;
+    }
+  }
+
+  private boolean writeInFlight(String key) {
+    synchronized (inFlight) {
+      return inFlight.containsKey(key);
     }
   }
 
@@ -148,8 +193,11 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements In
       write = new Write<>(version(before), Set.of(), after, object, nanoClock.getAsLong());
     }
     writes.put(key, write);
-    // The informer may have applied the write before it was recorded: then forget it right away.
-    if (!write.isAhead(version(informer.get(namespace, name)))) {
+    // The informer may have applied the write before it was recorded: then forget it right away,
+    // unless its event waits to be judged (see writing). While no informer shows the object, it is
+    // moving from one informer to another, or its informer lags: the record stays.
+    T cached = informer.get(namespace, name);
+    if (cached != null && !write.isAhead(version(cached)) && !writeInFlight(key)) {
       writes.remove(key, write);
     }
   }
@@ -191,22 +239,23 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements In
     return new ResourceEventHandler<>() {
       @Override
       public void onAdd(T object) {
-        boolean ownCreateInFlight = creating.contains(key(object.getMetadata().getNamespace(),
-            object.getMetadata().getName()));
-        if (!observed(object, false) && !ownCreateInFlight) {
+        if (!waitsForWrite(object, () -> onAdd(object)) && !observed(object, false)) {
           handler.onAdd(object);
         }
       }
 
       @Override
       public void onUpdate(T before, T after) {
-        if (!observed(after, false)) {
+        if (!waitsForWrite(after, () -> onUpdate(before, after)) && !observed(after, false)) {
           handler.onUpdate(before, after);
         }
       }
 
       @Override
       public void onDelete(T object, boolean finalStateUnknown) {
+        if (waitsForWrite(object, () -> onDelete(object, finalStateUnknown))) {
+          return;
+        }
         if (!finalStateUnknown && (movedToAnotherInformer(object) || leftSelectorThroughOwnWrite(object))) {
           return;
         }

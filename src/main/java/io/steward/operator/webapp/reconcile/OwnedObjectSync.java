@@ -92,11 +92,16 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
     // so fields Steward does not know (or that its models drop) stay. The resourceVersion makes it
     // conditional: if the object changed since we read it, the server refuses it (409) and we retry.
     patch.add("metadata", withResourceVersion(patch.getAsJsonObject("metadata"), current));
-    KubernetesApiResponse<T> response = api.patch(current.getMetadata().getNamespace(), name,
-        V1Patch.PATCH_FORMAT_STRATEGIC_MERGE_PATCH, new V1Patch(patch.toString()),
-        new PatchOptions().fieldManager(FIELD_MANAGER));
+    KubernetesApiResponse<T> response = cache.writing(current.getMetadata().getNamespace(), name, () -> {
+      KubernetesApiResponse<T> patched = api.patch(current.getMetadata().getNamespace(), name,
+          V1Patch.PATCH_FORMAT_STRATEGIC_MERGE_PATCH, new V1Patch(patch.toString()),
+          new PatchOptions().fieldManager(FIELD_MANAGER));
+      if (patched.isSuccess()) {
+        cache.written(current, patched.getObject());
+      }
+      return patched;
+    });
     if (response.isSuccess()) {
-      cache.written(current, response.getObject());
       return new Outcome<>(Action.UPDATED, response.getObject(), null);
     }
     return failure("update", response, current);
@@ -133,7 +138,8 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
   }
 
   private Outcome<T> create(WebApp webApp, T desired) {
-    KubernetesApiResponse<T> response = cache.creating(desired, () -> {
+    KubernetesApiResponse<T> response = cache.writing(desired.getMetadata().getNamespace(),
+        desired.getMetadata().getName(), () -> {
       KubernetesApiResponse<T> created = api.create(desired, new CreateOptions().fieldManager(FIELD_MANAGER));
       if (created.isSuccess()) {
         cache.written(null, created.getObject());
@@ -160,10 +166,16 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
     DeleteOptions options = new DeleteOptions();
     options.setPreconditions(new V1Preconditions()
         .uid(current.getMetadata().getUid()).resourceVersion(current.getMetadata().getResourceVersion()));
-    KubernetesApiResponse<T> response =
-        api.delete(current.getMetadata().getNamespace(), current.getMetadata().getName(), options);
+    KubernetesApiResponse<T> response = cache.writing(current.getMetadata().getNamespace(),
+        current.getMetadata().getName(), () -> {
+          KubernetesApiResponse<T> deleted =
+              api.delete(current.getMetadata().getNamespace(), current.getMetadata().getName(), options);
+          if (deleted.isSuccess() || deleted.getHttpStatusCode() == 404) {
+            cache.written(current, null);
+          }
+          return deleted;
+        });
     if (response.isSuccess() || response.getHttpStatusCode() == 404) {
-      cache.written(current, null);
       return new Outcome<>(Action.DELETED, null, null);
     }
     return failure("delete", response, current);

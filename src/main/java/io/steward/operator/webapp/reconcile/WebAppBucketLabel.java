@@ -40,8 +40,15 @@ final class WebAppBucketLabel {
       return webApp;
     }
     String patch = "{\"metadata\":{\"labels\":{\"" + BucketHash.LABEL + "\":\"" + bucket + "\"}}}";
-    KubernetesApiResponse<WebApp> response = api.patch(webApp.getMetadata().getNamespace(),
-        webApp.getMetadata().getName(), V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH, new V1Patch(patch));
+    KubernetesApiResponse<WebApp> response = cache.writing(webApp.getMetadata().getNamespace(),
+        webApp.getMetadata().getName(), () -> {
+          KubernetesApiResponse<WebApp> labelled = api.patch(webApp.getMetadata().getNamespace(),
+              webApp.getMetadata().getName(), V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH, new V1Patch(patch));
+          if (labelled.isSuccess()) {
+            cache.written(webApp, labelled.getObject());
+          }
+          return labelled;
+        });
     if (!response.isSuccess()) {
       String what = "label WebApp " + webApp.getMetadata().getName() + " with its bucket";
       String message = response.getStatus() == null ? "(no message)" : response.getStatus().getMessage();
@@ -50,7 +57,6 @@ final class WebAppBucketLabel {
       }
       throw new ApiFailureException(what, response.getHttpStatusCode(), message);
     }
-    cache.written(webApp, response.getObject());
     return response.getObject();
   }
 }

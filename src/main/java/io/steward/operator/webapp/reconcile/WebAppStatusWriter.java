@@ -48,10 +48,13 @@ public final class WebAppStatusWriter {
     String body = gsonWithNulls.toJson(patch);
     String name = webApp.getMetadata().getName();
     try {
-      WebApp patched = PatchUtils.patch(WebApp.class, () -> customObjects.patchNamespacedCustomObjectStatus(WebApp.GROUP,
-              WebApp.VERSION, webApp.getMetadata().getNamespace(), WebApp.PLURAL, name, new V1Patch(body))
-          .buildCall(null), V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH, client);
-      cache.written(webApp, patched);
+      cache.writing(webApp.getMetadata().getNamespace(), name, () -> {
+        WebApp patched = PatchUtils.patch(WebApp.class, () -> customObjects.patchNamespacedCustomObjectStatus(
+                WebApp.GROUP, WebApp.VERSION, webApp.getMetadata().getNamespace(), WebApp.PLURAL, name,
+                new V1Patch(body)).buildCall(null), V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH, client);
+        cache.written(webApp, patched);
+        return patched;
+      });
       return true;
     } catch (ApiException e) {
       if (e.getCode() == 409 || e.getCode() == 404) {
