@@ -15,6 +15,8 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An informer cache that also holds Steward's own successful writes until the informer has caught up
@@ -33,6 +35,7 @@ import java.util.function.LongSupplier;
  * a pass for what it stood in for.
  */
 public final class ReadYourWritesCache<T extends KubernetesObject> implements InformerCache<T> {
+  private static final Logger log = LoggerFactory.getLogger(ReadYourWritesCache.class);
 
   /**
    * A write (or a chain of writes, each built on the one before): the resourceVersion the chain
@@ -152,7 +155,14 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements In
           waited = writes.events;
         }
       }
-      waited.forEach(Runnable::run);
+      for (Runnable event : waited) {
+        try {
+          event.run();
+        } catch (RuntimeException e) {
+          // As the informer would for its own handler: the other events must still be judged.
+          log.warn("Event handler failed on an event held during a write: {}", LogSafe.describe(e));
+        }
+      }
     }
   }
 

@@ -134,6 +134,31 @@ class ReadYourWritesCacheTest {
   }
 
   @Test
+  void aHandlerFailingOnAHeldEventDoesNotKeepTheNextFromBeingJudged() {
+    List<String> seen = new ArrayList<>();
+    ResourceEventHandler<V1ConfigMap> failingFirst = cache.skippingEchoes(new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(V1ConfigMap object) {
+        throw new IllegalStateException("handler bug");
+      }
+
+      @Override
+      public void onUpdate(V1ConfigMap before, V1ConfigMap after) {
+        seen.add("update " + version(after));
+      }
+
+      @Override
+      public void onDelete(V1ConfigMap object, boolean finalStateUnknown) {}
+    });
+    cache.writing("ns", "a", () -> {
+      failingFirst.onAdd(object("8"));
+      failingFirst.onUpdate(object("8"), object("9"));
+      return null;
+    });
+    assertThat(seen).containsExactly("update 9");
+  }
+
+  @Test
   void anUpdateIsReadUntilTheInformerMovesPastIt() {
     store.put("a", object("1"));
     cache.written(object("1"), object("2"));
