@@ -346,8 +346,11 @@ class ServerSideFenceIT {
    */
   private Trial holdTheLeader(Map<String, FaultProxy> proxyOf, NetworkFault fault, WebApps webApps, String trialName)
       throws Exception {
+    // The holder must know it leads: one whose take-over is still being confirmed (its second read of
+    // the bucket Leases, say) when the fault begins learns of it only once the fault lets that through.
     String holder = await().atMost(LEASE.multipliedBy(3)).pollInterval(Duration.ofMillis(200))
-        .until(ServerSideFenceIT::holder, h -> replicas.stream().anyMatch(p -> p.identity().equals(h) && p.isRunning()));
+        .until(ServerSideFenceIT::holder, h -> replicas.stream()
+            .anyMatch(p -> p.identity().equals(h) && p.isRunning() && leads(p)));
     OperatorProcess leader = replicas.stream().filter(p -> p.identity().equals(holder)).findFirst().orElseThrow();
     FaultProxy proxy = proxyOf.get(holder);
     Duration delay = LEASE.multipliedBy(3).dividedBy(2);
@@ -536,6 +539,11 @@ class ServerSideFenceIT {
       throw new IllegalStateException("deleting the probe Service " + name + ": HTTP " + e.getCode(), e);
     }
     return null;
+  }
+
+  private static boolean leads(OperatorProcess replica) {
+    var response = replica.actuator("leader");
+    return response != null && response.body().contains("\"leading\":true");
   }
 
   private static String holder() {
