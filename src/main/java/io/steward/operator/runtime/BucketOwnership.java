@@ -59,7 +59,9 @@ import org.slf4j.LoggerFactory;
  *
  * One thread runs a round every retry period: one list of the shard Leases, then the writes for each
  * bucket, sent side by side ({@link #LEASE_WRITERS} at a time): one after another, a replica holding
- * all the buckets on a loaded API server would take longer than a term to renew them all. A watch
+ * all the buckets on a loaded API server would take longer than a term to renew them all. A round
+ * waits for its takes (their terms are granted after a second read of the leader Lease) but not for
+ * its renewals, so that a round due at another replica's expiry starts on time. A watch
  * of the same Leases ({@link ShardLeaseWatch}) sees renewals between rounds, so that expiry is
  * judged from when a renewal arrived rather than from the next list.
  */
@@ -100,7 +102,12 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   private final ScheduledExecutorService thread;
   private final ExecutorService leaseWriters =
       Executors.newFixedThreadPool(LEASE_WRITERS, Daemons.named("bucket-lease-writer"));
+  /** Takes have writers of their own: they must not queue behind renewals still under way. */
+  private final ExecutorService takeWriters =
+      Executors.newFixedThreadPool(LEASE_WRITERS, Daemons.named("bucket-lease-taker"));
   private final AtomicIntegerArray owned;
+  /** 1 while a renewal or release of the bucket's Lease is under way: rounds leave the bucket alone. */
+  private final AtomicIntegerArray writing;
   private final LeaseExpiry expiry;
   private final Map<String, Counter> moves = new HashMap<>();
   private final AtomicBoolean earlyRoundPending = new AtomicBoolean();
@@ -135,6 +142,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     this.leaderLease = leaderLease;
     this.listener = listener;
     this.owned = new AtomicIntegerArray(terms.buckets());
+    this.writing = new AtomicIntegerArray(terms.buckets());
     ScheduledThreadPoolExecutor rounds = new ScheduledThreadPoolExecutor(1, Daemons.named("bucket-ownership"));
     // A stop must not wait for the next round to come due.
     rounds.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
@@ -301,29 +309,33 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
       assignment = desired;
       Map<Integer, String> seenHolders = new TreeMap<>();
       boolean mayTake = ++rounds > ROUNDS_BEFORE_TAKING && ready.getAsBoolean() && !leader.anyHeld();
-      List<Callable<Taken>> writes = new ArrayList<>();
+      List<Callable<Taken>> takes = new ArrayList<>();
       for (int bucket = 0; bucket < terms.buckets(); bucket++) {
         int b = bucket;
         V1Lease lease = byName.get(bucketLease(bucket));
         String holder = holder(lease);
         seenHolders.put(bucket, holder);
         String wanted = desired.get(bucket);
+        if (writing.get(bucket) == 1) {
+          continue; // the last round's write of it is still under way, and this round's read is older
+        }
         if (owned.get(bucket) == 1) {
-          writes.add(() -> {
+          // Not awaited: the round ends without them, so that the next one, due when another
+          // replica's Lease expires, is not held up by renewals on a slow API server.
+          renewOrLet(b, () -> {
             if (leader.anyHeld()) {
               release(b, terms.term(b), lease, "the leader " + leader.describeHeld());
             } else {
               keepOrLet(b, lease, holder, wanted);
             }
-            return null;
           });
         } else if (mayTake && identity.equals(wanted) && isFree(lease, holder)) {
-          writes.add(() -> take(b, lease, holder));
+          takes.add(() -> take(b, lease, holder));
         }
       }
       holders = seenHolders;
       List<Taken> taken = new ArrayList<>();
-      for (Future<Taken> done : leaseWriters.invokeAll(writes)) {
+      for (Future<Taken> done : takeWriters.invokeAll(takes)) {
         try {
           Taken written = done.get();
           if (written != null) {
@@ -343,6 +355,24 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
           e.getCode());
     } catch (RuntimeException e) {
       log.warn("Bucket ownership round failed: {}", LogSafe.describe(e));
+    }
+  }
+
+  /** Runs a renewal or release of {@code bucket}'s Lease on a writer, marking the bucket as being written. */
+  private void renewOrLet(int bucket, Runnable write) {
+    writing.set(bucket, 1);
+    try {
+      leaseWriters.execute(() -> {
+        try {
+          write.run();
+        } catch (RuntimeException e) {
+          log.warn("Bucket Lease write failed: {}", LogSafe.describe(e));
+        } finally {
+          writing.set(bucket, 0);
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      writing.set(bucket, 0); // stopping
     }
   }
 
@@ -531,8 +561,11 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     }
     thread.shutdown();
     leaseWriters.shutdown();
+    takeWriters.shutdown();
     try {
       thread.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      // A renewal still under way would make the release below fail on its version.
+      leaseWriters.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
