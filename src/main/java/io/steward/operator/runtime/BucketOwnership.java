@@ -296,7 +296,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
       }
       expiry.keepOnly(byName.keySet());
       heldByOthers = byName.entrySet().stream()
-          .filter(e -> !holder(e.getValue()).isEmpty() && !identity.equals(holder(e.getValue())))
+          .filter(e -> !Leases.holder(e.getValue()).isEmpty() && !identity.equals(Leases.holder(e.getValue())))
           .map(Map.Entry::getKey).toList();
       renewMembership(byName.get(MEMBER_PREFIX + identity));
       // Read after the bucket Leases: a leader that took its Lease before this read sees, if it
@@ -313,7 +313,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
       for (int bucket = 0; bucket < terms.buckets(); bucket++) {
         int b = bucket;
         V1Lease lease = byName.get(bucketLease(bucket));
-        String holder = holder(lease);
+        String holder = Leases.holder(lease);
         seenHolders.put(bucket, holder);
         String wanted = desired.get(bucket);
         if (writing.get(bucket) == 1) {
@@ -380,8 +380,8 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     TreeSet<String> live = new TreeSet<>();
     live.add(identity);
     byName.forEach((name, lease) -> {
-      if (name.startsWith(MEMBER_PREFIX) && !holder(lease).isEmpty() && !expiry.expired(name)) {
-        live.add(holder(lease));
+      if (name.startsWith(MEMBER_PREFIX) && !Leases.holder(lease).isEmpty() && !expiry.expired(name)) {
+        live.add(Leases.holder(lease));
       }
     });
     return List.copyOf(live);
@@ -581,7 +581,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
       }
       for (V1Lease lease : leases.listNamespacedLease(namespace).labelSelector(LEASE_LABEL).execute().getItems()) {
         String name = lease.getMetadata().getName();
-        boolean myBucket = name.startsWith(BUCKET_PREFIX) && identity.equals(holder(lease));
+        boolean myBucket = name.startsWith(BUCKET_PREFIX) && identity.equals(Leases.holder(lease));
         if (myBucket || name.equals(MEMBER_PREFIX + identity)) {
           lease.getSpec().holderIdentity("").renewTime(now());
           leases.replaceNamespacedLease(name, namespace, lease).execute();
@@ -595,11 +595,6 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  static String holder(V1Lease lease) {
-    return lease == null || lease.getSpec() == null || lease.getSpec().getHolderIdentity() == null ? ""
-        : lease.getSpec().getHolderIdentity();
   }
 
   private static OffsetDateTime now() {

@@ -6,9 +6,7 @@ import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
-import io.kubernetes.client.openapi.apis.CoordinationV1Api;
 import io.kubernetes.client.openapi.models.V1Lease;
-import io.kubernetes.client.openapi.models.V1LeaseList;
 import java.time.Duration;
 import java.util.Date;
 import java.util.List;
@@ -58,13 +56,7 @@ public final class LeaseCampaign {
     this.retryPeriod = retryPeriod;
     this.onTakeover = onTakeover;
     this.factory = new SharedInformerFactory(watches);
-    CoordinationV1Api coordination = new CoordinationV1Api(watches);
-    this.informer = factory.sharedIndexInformerFor(params -> coordination.listNamespacedLease(namespace)
-            .fieldSelector("metadata.name=" + name).resourceVersion(params.resourceVersion)
-            .timeoutSeconds(params.timeoutSeconds).watch(params.watch).buildCall(null),
-        V1Lease.class, V1LeaseList.class, 0,
-        // The elector's own reads go on without the watch; a failing watch only delays a take-over.
-        (type, error) -> log.debug("Leader Lease watch failed: {}", LogSafe.describe(error)));
+    this.informer = Leases.informer(factory, watches, namespace, "metadata.name=" + name, null, "Leader Lease");
     informer.addEventHandler(new ResourceEventHandler<>() {
       @Override
       public void onAdd(V1Lease lease) {
@@ -73,8 +65,8 @@ public final class LeaseCampaign {
 
       @Override
       public void onUpdate(V1Lease before, V1Lease after) {
-        String was = holder(before);
-        String now = holder(after);
+        String was = Leases.holder(before);
+        String now = Leases.holder(after);
         if (!now.isEmpty() && !now.equals(was)) {
           holderChanged.accept(was, now);
         }
@@ -111,17 +103,12 @@ public final class LeaseCampaign {
     return leases.isEmpty() ? null : leases.get(0);
   }
 
-  private static String holder(V1Lease lease) {
-    String holder = lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
-    return holder == null ? "" : holder;
-  }
-
   private void changed(V1Lease lease) {
     lock.sawOnWatch(lease);
     if (leading || electorConfirmed || stopped) {
       return;
     }
-    if (holder(lease).isEmpty()) {
+    if (Leases.holder(lease).isEmpty()) {
       executor.execute(this::tryTakeOver); // released: take it now, not at the next poll
       return;
     }

@@ -88,8 +88,7 @@ public final class RivalLeases {
       String name = lease.getMetadata().getName();
       String version = lease.getMetadata().getResourceVersion();
       versions.put(name, version);
-      holders.put(name, lease.getSpec() == null || lease.getSpec().getHolderIdentity() == null ? ""
-          : lease.getSpec().getHolderIdentity());
+      holders.put(name, Leases.holder(lease));
       expiry.saw(name, version, readAt);
     }
     expiry.keepOnly(versions.keySet());

@@ -3,11 +3,7 @@ package io.steward.operator.runtime;
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.ApiClient;
-import io.kubernetes.client.openapi.apis.CoordinationV1Api;
 import io.kubernetes.client.openapi.models.V1Lease;
-import io.kubernetes.client.openapi.models.V1LeaseList;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Watches the sharded mode's Leases, so that {@link BucketOwnership} sees each renewal when it
@@ -21,19 +17,11 @@ import org.slf4j.LoggerFactory;
  * was committed, so an expiry judged from it is never earlier than one judged from a list.
  */
 public final class ShardLeaseWatch {
-  private static final Logger log = LoggerFactory.getLogger(ShardLeaseWatch.class);
-
   private final SharedInformerFactory factory;
 
   public ShardLeaseWatch(ApiClient watches, String namespace, BucketOwnership ownership) {
     this.factory = new SharedInformerFactory(watches);
-    CoordinationV1Api coordination = new CoordinationV1Api(watches);
-    factory.sharedIndexInformerFor(params -> coordination.listNamespacedLease(namespace)
-            .labelSelector(BucketOwnership.LEASE_LABEL).resourceVersion(params.resourceVersion)
-            .timeoutSeconds(params.timeoutSeconds).watch(params.watch).buildCall(null),
-        V1Lease.class, V1LeaseList.class, 0,
-        // The rounds' lists go on without the watch; a failing watch only delays sightings.
-        (type, error) -> log.debug("Shard Lease watch failed: {}", LogSafe.describe(error)))
+    Leases.informer(factory, watches, namespace, null, BucketOwnership.LEASE_LABEL, "Shard Lease")
         .addEventHandler(new ResourceEventHandler<>() {
           @Override
           public void onAdd(V1Lease lease) {
@@ -43,7 +31,7 @@ public final class ShardLeaseWatch {
           @Override
           public void onUpdate(V1Lease before, V1Lease after) {
             ownership.sawOnWatch(after);
-            if (!BucketOwnership.holder(before).isEmpty() && BucketOwnership.holder(after).isEmpty()) {
+            if (!Leases.holder(before).isEmpty() && Leases.holder(after).isEmpty()) {
               ownership.roundSoon();
             }
           }
