@@ -74,8 +74,6 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   /** Rounds of membership only after start, so that replicas starting together see each other first. */
   private static final int ROUNDS_BEFORE_TAKING = 2;
   static final int LEASE_WRITERS = 8;
-  /** Past an expiry instant before the round that acts on it, so that the round finds the Lease expired. */
-  private static final Duration EXPIRY_MARGIN = Duration.ofMillis(5);
 
   /** What a move of a bucket is, for logs, Events and metrics. */
   public enum Move { ACQUIRED, RELEASED, LOST }
@@ -226,7 +224,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   static long nextRoundIn(Duration retryPeriod, OptionalLong untilExpiry) {
     long wait = retryPeriod.toNanos();
     if (untilExpiry.isPresent()) {
-      wait = Math.min(wait, untilExpiry.getAsLong() + EXPIRY_MARGIN.toNanos());
+      wait = Math.min(wait, untilExpiry.getAsLong() + LeaseExpiry.LOOK_PAST.toNanos());
     }
     return wait;
   }

@@ -31,8 +31,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeaseCampaign {
   private static final Logger log = LoggerFactory.getLogger(LeaseCampaign.class);
-  /** Past the expiry instant before looking, so that the look finds the Lease expired. */
-  private static final Duration EXPIRY_MARGIN = Duration.ofMillis(5);
 
   private final FencedLeaseLock lock;
   private final Duration leaseDuration;
@@ -119,7 +117,7 @@ public final class LeaseCampaign {
     }
     OptionalLong untilExpiry = lock.nanosUntilExpiry();
     if (untilExpiry.isPresent()) {
-      atExpiry = executor.schedule(this::tryTakeOver, untilExpiry.getAsLong() + EXPIRY_MARGIN.toNanos(),
+      atExpiry = executor.schedule(this::tryTakeOver, untilExpiry.getAsLong() + LeaseExpiry.LOOK_PAST.toNanos(),
           TimeUnit.NANOSECONDS);
     }
   }

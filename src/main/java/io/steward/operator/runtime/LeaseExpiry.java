@@ -19,6 +19,9 @@ import java.util.function.LongSupplier;
  * Leases.
  */
 final class LeaseExpiry {
+  /** How long past an expiry instant to look again, so that the look finds the Lease expired. */
+  static final Duration LOOK_PAST = Duration.ofMillis(5);
+
   private record Sighting(Object state, long since) {}
 
   private final Duration leaseDuration;
