@@ -2,6 +2,7 @@ package io.steward.operator.runtime;
 
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.informer.ResourceEventHandler;
+import io.kubernetes.client.util.generic.KubernetesApiResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,6 +16,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -164,6 +166,21 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements In
         }
       }
     }
+  }
+
+  /**
+   * Sends {@code request}, a write of {@code object} through client-java's generic API, as
+   * {@link #writing} does, and records its result if it succeeded, as replacing {@code replaced}
+   * (null: the write created the object).
+   */
+  public KubernetesApiResponse<T> write(T object, T replaced, Supplier<KubernetesApiResponse<T>> request) {
+    return writing(object.getMetadata().getNamespace(), object.getMetadata().getName(), () -> {
+      KubernetesApiResponse<T> response = request.get();
+      if (response.isSuccess()) {
+        written(replaced, response.getObject());
+      }
+      return response;
+    });
   }
 
   /** Whether {@code event} for {@code object} waits for a write in flight (see {@link #writing}). */

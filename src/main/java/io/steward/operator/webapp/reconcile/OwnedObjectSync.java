@@ -92,15 +92,9 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
     // so fields Steward does not know (or that its models drop) stay. The resourceVersion makes it
     // conditional: if the object changed since we read it, the server refuses it (409) and we retry.
     patch.add("metadata", withResourceVersion(patch.getAsJsonObject("metadata"), current));
-    KubernetesApiResponse<T> response = cache.writing(current.getMetadata().getNamespace(), name, () -> {
-      KubernetesApiResponse<T> patched = api.patch(current.getMetadata().getNamespace(), name,
-          V1Patch.PATCH_FORMAT_STRATEGIC_MERGE_PATCH, new V1Patch(patch.toString()),
-          new PatchOptions().fieldManager(FIELD_MANAGER));
-      if (patched.isSuccess()) {
-        cache.written(current, patched.getObject());
-      }
-      return patched;
-    });
+    KubernetesApiResponse<T> response = cache.write(current, current, () -> api.patch(
+        current.getMetadata().getNamespace(), name, V1Patch.PATCH_FORMAT_STRATEGIC_MERGE_PATCH,
+        new V1Patch(patch.toString()), new PatchOptions().fieldManager(FIELD_MANAGER)));
     if (response.isSuccess()) {
       return new Outcome<>(Action.UPDATED, response.getObject(), null);
     }
@@ -138,14 +132,8 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
   }
 
   private Outcome<T> create(WebApp webApp, T desired) {
-    KubernetesApiResponse<T> response = cache.writing(desired.getMetadata().getNamespace(),
-        desired.getMetadata().getName(), () -> {
-      KubernetesApiResponse<T> created = api.create(desired, new CreateOptions().fieldManager(FIELD_MANAGER));
-      if (created.isSuccess()) {
-        cache.written(null, created.getObject());
-      }
-      return created;
-    });
+    KubernetesApiResponse<T> response =
+        cache.write(desired, null, () -> api.create(desired, new CreateOptions().fieldManager(FIELD_MANAGER)));
     if (response.isSuccess()) {
       return new Outcome<>(Action.CREATED, response.getObject(), null);
     }

@@ -40,15 +40,9 @@ final class WebAppBucketLabel {
       return webApp;
     }
     String patch = "{\"metadata\":{\"labels\":{\"" + BucketHash.LABEL + "\":\"" + bucket + "\"}}}";
-    KubernetesApiResponse<WebApp> response = cache.writing(webApp.getMetadata().getNamespace(),
-        webApp.getMetadata().getName(), () -> {
-          KubernetesApiResponse<WebApp> labelled = api.patch(webApp.getMetadata().getNamespace(),
-              webApp.getMetadata().getName(), V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH, new V1Patch(patch));
-          if (labelled.isSuccess()) {
-            cache.written(webApp, labelled.getObject());
-          }
-          return labelled;
-        });
+    KubernetesApiResponse<WebApp> response = cache.write(webApp, webApp, () -> api.patch(
+        webApp.getMetadata().getNamespace(), webApp.getMetadata().getName(), V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH,
+        new V1Patch(patch)));
     if (!response.isSuccess()) {
       String what = "label WebApp " + webApp.getMetadata().getName() + " with its bucket";
       String message = response.getStatus() == null ? "(no message)" : response.getStatus().getMessage();
