@@ -348,6 +348,7 @@ public final class Informers {
 
   public void start() {
     started = true;
+    kinds.values().forEach(KindInformer::starting);
     scopes.forEach(scope -> scope.factory().startAllRegisteredInformers());
   }
 

@@ -11,12 +11,18 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * The informers of one kind, one per watched namespace (or one for all), read as one cache. In
  * sharded mode each namespace scope also has one informer per bucket this replica owns, added and
  * removed as buckets move ({@link Informers#startBucket}); the namespace's own informer then holds
  * only objects not labelled with a bucket yet.
+ *
+ * <p>Each informer has one handler, {@link Fanout}, which hands every event to the handlers added
+ * here in the order they were added. client-java runs a thread per handler per informer, so handlers
+ * added to each informer would cost a sharded replica a thread per handler, kind and owned bucket.
+ * The handlers only record and enqueue, so one thread per informer keeps up with them.
  */
 public final class KindInformer<T extends KubernetesObject> implements InformerCache<T> {
   private final String resource;
@@ -27,6 +33,8 @@ public final class KindInformer<T extends KubernetesObject> implements InformerC
   /** Sharded mode: namespace scope → bucket → informer of that bucket's objects. */
   private final Map<String, Map<Integer, SharedIndexInformer<T>>> byBucket = new ConcurrentHashMap<>();
   private final List<ResourceEventHandler<T>> handlers = new CopyOnWriteArrayList<>();
+  private final Fanout fanout = new Fanout();
+  private volatile boolean started;
   private final int buckets;
 
   KindInformer(String resource, Map<String, SharedIndexInformer<T>> byNamespace) {
@@ -40,6 +48,7 @@ public final class KindInformer<T extends KubernetesObject> implements InformerC
     this.buckets = buckets;
     byNamespace.forEach((namespace, informer) -> listers.put(namespace, new Lister<>(informer.getIndexer())));
     this.allNamespaces = listers.get(Informers.ALL_NAMESPACES);
+    byNamespace.values().forEach(informer -> informer.addEventHandler(fanout));
     addEventHandler(new Counting());
   }
 
@@ -72,7 +81,7 @@ public final class KindInformer<T extends KubernetesObject> implements InformerC
 
   /** Adds the informer of {@code bucket} in namespace scope {@code scope}, with every handler added so far. */
   void addBucket(String scope, int bucket, SharedIndexInformer<T> informer) {
-    handlers.forEach(informer::addEventHandler);
+    informer.addEventHandler(fanout);
     byBucket.computeIfAbsent(scope, s -> new ConcurrentHashMap<>()).put(bucket, informer);
   }
 
@@ -129,11 +138,21 @@ public final class KindInformer<T extends KubernetesObject> implements InformerC
     return size.get();
   }
 
-  /** Informer events for every watched namespace go to {@code handler}. */
+  /**
+   * Informer events for every watched namespace go to {@code handler}, after the handlers added
+   * before it. Before the informers start only: a later handler would miss the objects already listed.
+   */
   public void addEventHandler(ResourceEventHandler<T> handler) {
+    if (started) {
+      throw new IllegalStateException("the informers of " + resource + " have started: a handler added now would "
+          + "miss the objects already listed");
+    }
     handlers.add(handler);
-    byNamespace.values().forEach(informer -> informer.addEventHandler(handler));
-    byBucket.values().forEach(scope -> scope.values().forEach(informer -> informer.addEventHandler(handler)));
+  }
+
+  /** The informers start: the handlers are complete. */
+  void starting() {
+    started = true;
   }
 
   boolean hasSynced() {
@@ -143,6 +162,45 @@ public final class KindInformer<T extends KubernetesObject> implements InformerC
   /** The namespaces whose informer has not completed its first list. */
   List<String> unsynced() {
     return byNamespace.entrySet().stream().filter(e -> !e.getValue().hasSynced()).map(Map.Entry::getKey).toList();
+  }
+
+  /**
+   * Every handler in turn, on the informer's one listener thread. A handler that throws does not keep
+   * the event from the handlers after it; client-java logs what it throws, as it would have.
+   */
+  private final class Fanout implements ResourceEventHandler<T> {
+    @Override
+    public void onAdd(T object) {
+      deliver(handler -> handler.onAdd(object));
+    }
+
+    @Override
+    public void onUpdate(T before, T after) {
+      deliver(handler -> handler.onUpdate(before, after));
+    }
+
+    @Override
+    public void onDelete(T object, boolean finalStateUnknown) {
+      deliver(handler -> handler.onDelete(object, finalStateUnknown));
+    }
+
+    private void deliver(Consumer<ResourceEventHandler<T>> event) {
+      RuntimeException failure = null;
+      for (ResourceEventHandler<T> handler : handlers) {
+        try {
+          event.accept(handler);
+        } catch (RuntimeException e) {
+          if (failure == null) {
+            failure = e;
+          } else {
+            failure.addSuppressed(e);
+          }
+        }
+      }
+      if (failure != null) {
+        throw failure;
+      }
+    }
   }
 
   private final class Counting implements ResourceEventHandler<T> {
