@@ -199,8 +199,8 @@ public final class ControllerManager {
     <T extends KubernetesObject> void watch(WatchedKind<T, ?> kind, Function<T, Request> requestFor,
         BiPredicate<T, T> updateMatters) {
       ReadYourWritesCache<T> cache = cache(kind);
-      informers.of(kind).addEventHandler(cache.skippingEchoes(
-          new QueueingEventHandler<>(queue, requestFor, updateMatters, watchingSince)));
+      informers.of(kind).addEventHandler(cache.skippingEchoes(new QueueingEventHandler<>(queue, requestFor,
+          updateMatters, object -> informers.watchingSince(object, watchingSince))));
       // A write the informer never showed: whatever it stood in for may be gone; look again.
       cache.onUnconfirmed(object -> {
         Request request = requestFor.apply(object);

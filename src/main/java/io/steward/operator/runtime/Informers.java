@@ -23,6 +23,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -64,6 +66,8 @@ public final class Informers {
   private final int buckets;
   private ExecutorService bucketInformers;
   private ScheduledExecutorService bucketSyncChecks;
+  /** Sharded mode: when each running bucket informer began watching. */
+  private final Map<Integer, OffsetDateTime> bucketWatchingSince = new ConcurrentHashMap<>();
 
   /**
    * @param client the client for lists and watches (no read timeout)
@@ -290,6 +294,7 @@ public final class Informers {
    * {@code bucket}; completes once all of them have listed. A no-op for a bucket already started.
    */
   public synchronized CompletableFuture<Void> startBucket(int bucket) {
+    bucketWatchingSince.putIfAbsent(bucket, OffsetDateTime.now(ZoneOffset.UTC));
     for (Map.Entry<WatchedKind<?, ?>, KindInformer<?>> entry : kinds.entrySet()) {
       startBucket(entry.getKey(), entry.getValue(), bucket);
     }
@@ -325,6 +330,7 @@ public final class Informers {
 
   /** Sharded mode: stops the informers of {@code bucket}; their objects leave the caches. */
   public synchronized void stopBucket(int bucket) {
+    bucketWatchingSince.remove(bucket);
     for (KindInformer<?> kind : kinds.values()) {
       stopBucket(kind, bucket);
     }
@@ -334,6 +340,23 @@ public final class Informers {
     for (SharedIndexInformer<T> informer : kind.removeBucket(bucket)) {
       informer.stop();
       kind.forgetAll(informer);
+    }
+  }
+
+  /**
+   * When the informer that holds {@code object} began watching: its bucket's informer's start for an
+   * object labelled with a bucket whose informer runs here, {@code otherwise} for the rest.
+   */
+  public OffsetDateTime watchingSince(KubernetesObject object, OffsetDateTime otherwise) {
+    Map<String, String> labels = object.getMetadata() == null ? null : object.getMetadata().getLabels();
+    String bucket = labels == null ? null : labels.get(BucketHash.LABEL);
+    if (bucket == null || bucketWatchingSince.isEmpty()) {
+      return otherwise;
+    }
+    try {
+      return bucketWatchingSince.getOrDefault(Integer.parseInt(bucket), otherwise);
+    } catch (NumberFormatException e) {
+      return otherwise;
     }
   }
 

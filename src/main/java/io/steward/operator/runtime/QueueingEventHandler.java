@@ -14,9 +14,11 @@ import java.util.function.Function;
  * low-priority lane, so that a change someone just made is not queued behind it.
  *
  * <ul>
- *   <li>Low: the add of an object created before Steward began watching (the initial list; the
- *       client-java informer does not say which adds are), and an update whose resourceVersion is
- *       unchanged (a re-list replaying the store).
+ *   <li>Low: the add of an object created before the informer that delivers it began watching (its
+ *       initial list; the client-java informer does not say which adds are), and an update whose
+ *       resourceVersion is unchanged (a re-list replaying the store). In sharded mode a bucket's
+ *       informer starts when the bucket is taken, so the list it replays then is low priority too,
+ *       and the changes that wait in the bucket are not queued behind it.
  *   <li>Normal: everything else, which is what someone changed: new objects, updates that matter,
  *       deletes.
  * </ul>
@@ -25,7 +27,7 @@ final class QueueingEventHandler<T extends KubernetesObject> implements Resource
   private final InstrumentedWorkQueue queue;
   private final Function<T, Request> requestFor;
   private final BiPredicate<T, T> updateMatters;
-  private final OffsetDateTime watchingSince;
+  private final Function<? super T, OffsetDateTime> watchingSince;
 
   /**
    * @param requestFor the request an object wakes; null to ignore the object
@@ -34,6 +36,15 @@ final class QueueingEventHandler<T extends KubernetesObject> implements Resource
    */
   QueueingEventHandler(InstrumentedWorkQueue queue, Function<T, Request> requestFor, BiPredicate<T, T> updateMatters,
       OffsetDateTime watchingSince) {
+    this(queue, requestFor, updateMatters, object -> watchingSince);
+  }
+
+  /**
+   * @param watchingSince when the informer that delivers an object began watching: objects created
+   *     before are its initial list
+   */
+  QueueingEventHandler(InstrumentedWorkQueue queue, Function<T, Request> requestFor, BiPredicate<T, T> updateMatters,
+      Function<? super T, OffsetDateTime> watchingSince) {
     this.queue = queue;
     this.requestFor = requestFor;
     this.updateMatters = updateMatters;
@@ -43,7 +54,7 @@ final class QueueingEventHandler<T extends KubernetesObject> implements Resource
   @Override
   public void onAdd(T object) {
     OffsetDateTime created = object.getMetadata().getCreationTimestamp();
-    enqueue(object, created != null && created.isBefore(watchingSince));
+    enqueue(object, created != null && created.isBefore(watchingSince.apply(object)));
   }
 
   @Override

@@ -33,6 +33,26 @@ class QueueingEventHandlerTest {
     assertThat(drain(3)).containsExactly("listed-1", "created", "listed-2");
   }
 
+  /**
+   * Sharded mode: a bucket's informer starts when the bucket is taken, long after Steward began
+   * watching. Its list is a replay too; queued as new, it held the bucket's waiting changes behind
+   * the whole list (seen after take-overs: a changed WebApp's first pass seconds after its bucket's
+   * caches had listed).
+   */
+  @Test
+  void theListOfAnInformerStartedLaterIsLowPriorityToo() throws InterruptedException {
+    OffsetDateTime bucketTaken = WATCHING_SINCE.plusHours(2);
+    QueueingEventHandler<V1ConfigMap> byInformer = new QueueingEventHandler<>(queue,
+        object -> new Request(object.getMetadata().getNamespace(), object.getMetadata().getName()),
+        (before, after) -> true, object -> object.getMetadata().getName().startsWith("bucket") ? bucketTaken
+            : WATCHING_SINCE);
+    byInformer.onAdd(object("bucket-listed-1", WATCHING_SINCE.plusHours(1), "1"));
+    byInformer.onAdd(object("bucket-listed-2", WATCHING_SINCE.plusHours(1), "2"));
+    byInformer.onAdd(object("bucket-created", bucketTaken.plusSeconds(1), "3"));
+    byInformer.onAdd(object("created", WATCHING_SINCE.plusHours(1), "4"));
+    assertThat(drain(4)).containsExactly("bucket-listed-1", "bucket-created", "created", "bucket-listed-2");
+  }
+
   @Test
   void aReplayedUpdateIsLowPriorityAndARealOneIsNot() throws InterruptedException {
     handler.onAdd(object("listed", WATCHING_SINCE.minusDays(1), "1"));
