@@ -9,6 +9,7 @@ import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.steward.operator.runtime.BucketCaches;
 import io.steward.operator.runtime.BucketGate;
 import io.steward.operator.runtime.BucketOwnership;
 import io.steward.operator.runtime.BucketTerms;
@@ -22,6 +23,7 @@ import io.steward.operator.runtime.ShardsEndpoint;
 import io.steward.operator.runtime.StewardProperties;
 import io.steward.operator.runtime.WriteFence;
 import io.steward.operator.webapp.api.WebApp;
+import java.util.Set;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
@@ -49,23 +51,31 @@ public class ShardingConfiguration {
       ObjectProvider<ManagedController<WebApp>> controller, EventBroadcaster events) {
     StewardProperties.LeaderElection timing = properties.getLeaderElection();
     var recorder = events.newRecorder(new V1EventSource().component("steward").host(identity.name()));
-    BucketOwnership.Listener listener = (bucket, move, detail) -> {
-      if (move == BucketOwnership.Move.ACQUIRED) {
-        // The bucket's caches first; then everything in it is queued, as its events were dropped before.
-        informers.startBucket(bucket).thenRun(() -> controller.getObject()
-            .requeue(request -> terms.bucketOf(request.getNamespace(), request.getName()) == bucket));
-      } else {
-        informers.stopBucket(bucket);
+    BucketCaches caches = new BucketCaches(informers, bucket -> controller.getObject()
+        .requeue(request -> terms.bucketOf(request.getNamespace(), request.getName()) == bucket));
+    BucketOwnership.Listener listener = new BucketOwnership.Listener() {
+      @Override
+      public void moved(int bucket, BucketOwnership.Move move, String detail) {
+        if (move == BucketOwnership.Move.ACQUIRED) {
+          caches.acquired(bucket);
+        } else {
+          caches.letGo(bucket);
+        }
+        V1Lease lease = new V1Lease().apiVersion("coordination.k8s.io/v1").kind("Lease")
+            .metadata(new V1ObjectMeta().namespace(leaseNamespace.name()).name("steward-bucket-" + bucket));
+        String reason = switch (move) {
+          case ACQUIRED -> "BucketAcquired";
+          case RELEASED -> "BucketReleased";
+          case LOST -> "BucketLost";
+        };
+        recorder.event(lease, move == BucketOwnership.Move.LOST ? EventType.Warning : EventType.Normal, reason,
+            "Bucket %s %s by %s (%s)", Integer.toString(bucket), move.name().toLowerCase(), identity.name(), detail);
       }
-      V1Lease lease = new V1Lease().apiVersion("coordination.k8s.io/v1").kind("Lease")
-          .metadata(new V1ObjectMeta().namespace(leaseNamespace.name()).name("steward-bucket-" + bucket));
-      String reason = switch (move) {
-        case ACQUIRED -> "BucketAcquired";
-        case RELEASED -> "BucketReleased";
-        case LOST -> "BucketLost";
-      };
-      recorder.event(lease, move == BucketOwnership.Move.LOST ? EventType.Warning : EventType.Normal, reason,
-          "Bucket %s %s by %s (%s)", Integer.toString(bucket), move.name().toLowerCase(), identity.name(), detail);
+
+      @Override
+      public void expecting(Set<Integer> buckets) {
+        caches.expecting(buckets);
+      }
     };
     CoordinationV1Api leases = new CoordinationV1Api(clients.requests());
     RivalLeases leaderLease = new RivalLeases(RivalLeases.Source.named(leases, leaseNamespace.name(),

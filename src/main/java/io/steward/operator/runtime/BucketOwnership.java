@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
@@ -32,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,6 +83,12 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   /** Told of every move of one of this replica's buckets, on the ownership thread. */
   public interface Listener {
     void moved(int bucket, Move move, String detail);
+
+    /**
+     * Every round: the buckets this replica expects to take next, which another replica still holds
+     * (see {@link BucketOwnership#nextToTake}). Their caches can list before they are taken.
+     */
+    default void expecting(Set<Integer> buckets) {}
   }
 
   /** A bucket Lease this round wrote naming this replica, whose term waits for the leader check. */
@@ -332,6 +340,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
         }
       }
       holders = seenHolders;
+      listener.expecting(leader.anyHeld() ? Set.of() : nextToTake(byName, live, desired));
       List<Taken> taken = new ArrayList<>();
       for (Future<Taken> done : takeWriters.invokeAll(takes)) {
         try {
@@ -372,6 +381,48 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     } catch (RejectedExecutionException e) {
       writing.set(bucket, 0); // stopping
     }
+  }
+
+  private Set<Integer> nextToTake(Map<String, V1Lease> byName, List<String> live, Map<Integer, String> desired) {
+    Map<Integer, String> holders = new HashMap<>();
+    byName.forEach((name, lease) -> {
+      if (name.startsWith(BUCKET_PREFIX)) {
+        holders.put(Integer.parseInt(name.substring(BUCKET_PREFIX.length())), Leases.holder(lease));
+      }
+    });
+    Duration silence = retryPeriod.multipliedBy(2);
+    return nextToTake(identity, terms.buckets(), holders, this::owns, desired, live,
+        bucket -> expiry.unchangedFor(bucketLease(bucket), silence));
+  }
+
+  /**
+   * The buckets another replica holds that {@code identity} expects to take: those assigned to it
+   * ({@code desired}; their holder releases them at its next round), and those a silent holder would
+   * leave to it (the assignment over {@code live} without that holder) once its Lease expires.
+   *
+   * @param silent whether a bucket's Lease has gone unchanged for long enough to doubt its holder:
+   *     two retry periods, in which a live holder would have renewed it twice
+   */
+  static Set<Integer> nextToTake(String identity, int buckets, Map<Integer, String> holders, IntPredicate owned,
+      Map<Integer, String> desired, List<String> live, IntPredicate silent) {
+    Set<Integer> next = new TreeSet<>();
+    Map<String, Map<Integer, String>> withoutHolder = new HashMap<>();
+    for (int bucket = 0; bucket < buckets; bucket++) {
+      String holder = holders.getOrDefault(bucket, "");
+      if (holder.isEmpty() || holder.equals(identity) || owned.test(bucket)) {
+        continue;
+      }
+      if (identity.equals(desired.get(bucket))) {
+        next.add(bucket);
+      } else if (silent.test(bucket)) {
+        Map<Integer, String> heirs = withoutHolder.computeIfAbsent(holder,
+            h -> BucketAssignment.assign(buckets, live.stream().filter(m -> !m.equals(h)).toList()));
+        if (identity.equals(heirs.get(bucket))) {
+          next.add(bucket);
+        }
+      }
+    }
+    return next;
   }
 
   private List<String> live(Map<String, V1Lease> byName) {

@@ -61,6 +61,12 @@ final class LeaseExpiry {
     return seen != null && nanoClock.getAsLong() - seen.since() >= leaseDuration.toNanos();
   }
 
+  /** Whether Lease {@code name} has been seen unchanged for at least {@code quiet} (false if never seen). */
+  synchronized boolean unchangedFor(String name, Duration quiet) {
+    Sighting seen = sightings.get(name);
+    return seen != null && nanoClock.getAsLong() - seen.since() >= quiet.toNanos();
+  }
+
   /**
    * How long until the first of {@code names} that has not expired yet will have, if none of them
    * changes meanwhile; empty when every one has expired or was never seen. A replica waiting to take
