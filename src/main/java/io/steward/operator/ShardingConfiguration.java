@@ -51,15 +51,15 @@ public class ShardingConfiguration {
       ObjectProvider<ManagedController<WebApp>> controller, EventBroadcaster events) {
     StewardProperties.LeaderElection timing = properties.getLeaderElection();
     var recorder = events.newRecorder(new V1EventSource().component("steward").host(identity.name()));
-    BucketCaches caches = new BucketCaches(informers, bucket -> controller.getObject()
-        .requeue(request -> terms.bucketOf(request.getNamespace(), request.getName()) == bucket));
+    BucketCaches caches = new BucketCaches(informers, buckets -> controller.getObject()
+        .requeue(request -> terms.bucketOf(request.getNamespace(), request.getName()), buckets));
+    Gauge.builder("steward_shard_buckets_listed_ahead", caches, c -> c.ahead().size())
+        .description("Buckets whose caches this replica lists ahead of taking them").register(registry);
     BucketOwnership.Listener listener = new BucketOwnership.Listener() {
       @Override
       public void moved(int bucket, BucketOwnership.Move move, String detail) {
-        if (move == BucketOwnership.Move.ACQUIRED) {
-          caches.acquired(bucket);
-        } else {
-          caches.letGo(bucket);
+        if (move != BucketOwnership.Move.ACQUIRED) {
+          caches.letGo(bucket); // a taken bucket's caches start with the others taken in its round
         }
         V1Lease lease = new V1Lease().apiVersion("coordination.k8s.io/v1").kind("Lease")
             .metadata(new V1ObjectMeta().namespace(leaseNamespace.name()).name("steward-bucket-" + bucket));
@@ -75,6 +75,11 @@ public class ShardingConfiguration {
       @Override
       public void expecting(Set<Integer> buckets) {
         caches.expecting(buckets);
+      }
+
+      @Override
+      public void acquired(Set<Integer> buckets) {
+        caches.acquired(buckets);
       }
     };
     CoordinationV1Api leases = new CoordinationV1Api(clients.requests());

@@ -3,8 +3,8 @@ package io.steward.operator.runtime;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.function.IntConsumer;
+import java.util.TreeSet;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,24 +22,36 @@ public final class BucketCaches {
   private static final Logger log = LoggerFactory.getLogger(BucketCaches.class);
 
   private final Informers informers;
-  private final IntConsumer queueEverything;
+  private final Consumer<Set<Integer>> queueEverything;
   /** Buckets whose informers run ahead of being owned. */
   private final Set<Integer> ahead = new HashSet<>();
 
   /**
-   * @param queueEverything queues every cached object of a bucket: its events were dropped while
-   *     it was not owned
+   * @param queueEverything queues every cached object of the given buckets, the buckets taking
+   *     turns: their events were dropped while they were not owned
    */
-  public BucketCaches(Informers informers, IntConsumer queueEverything) {
+  public BucketCaches(Informers informers, Consumer<Set<Integer>> queueEverything) {
     this.informers = informers;
     this.queueEverything = queueEverything;
   }
 
-  /** A bucket taken: its caches first (already listed if it was expected), then all of it is queued. */
-  public synchronized void acquired(int bucket) {
-    ahead.remove(bucket);
-    CompletableFuture<Void> synced = informers.startBucket(bucket);
-    synced.thenRun(() -> queueEverything.accept(bucket));
+  /**
+   * Buckets taken in one round: their caches first, then all of them is queued. Those listed ahead
+   * are queued at once and together, taking turns; the others each once its caches have listed.
+   */
+  public synchronized void acquired(Set<Integer> buckets) {
+    Set<Integer> listed = new TreeSet<>();
+    for (int bucket : buckets) {
+      boolean wasAhead = ahead.remove(bucket);
+      if (wasAhead && informers.bucketSynced(bucket)) {
+        listed.add(bucket);
+      } else {
+        informers.startBucket(bucket).thenRun(() -> queueEverything.accept(Set.of(bucket)));
+      }
+    }
+    if (!listed.isEmpty()) {
+      queueEverything.accept(listed);
+    }
   }
 
   /** A bucket released or lost: its objects leave the caches. */

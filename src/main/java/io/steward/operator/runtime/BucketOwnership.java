@@ -34,6 +34,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntPredicate;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,6 +90,9 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
      * (see {@link BucketOwnership#nextToTake}). Their caches can list before they are taken.
      */
     default void expecting(Set<Integer> buckets) {}
+
+    /** After the {@link #moved} of each: the buckets this replica took in one round. */
+    default void acquired(Set<Integer> buckets) {}
   }
 
   /** A bucket Lease this round wrote naming this replica, whose term waits for the leader check. */
@@ -539,6 +543,12 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
       t.term().renewed(t.sentAt());
       owned.set(t.bucket(), 1);
       moved(t.bucket(), Move.ACQUIRED, t.from());
+    }
+    try {
+      listener.acquired(taken.stream().map(Taken::bucket).collect(Collectors.toCollection(TreeSet::new)));
+    } catch (RuntimeException e) {
+      log.warn("Buckets {} taken, but their work not queued: {}", taken.stream().map(Taken::bucket).toList(),
+          LogSafe.describe(e));
     }
   }
 
