@@ -32,6 +32,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntPredicate;
 import java.util.stream.Collectors;
@@ -118,6 +119,12 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   private final AtomicIntegerArray owned;
   /** 1 while a renewal or release of the bucket's Lease is under way: rounds leave the bucket alone. */
   private final AtomicIntegerArray writing;
+  /**
+   * When the last renewal or release of the bucket's Lease ended, by the monotonic clock: a round
+   * whose list was sent before then holds an older version of the Lease, and a write with it would
+   * fail on its version (a release refused that way leaves the bucket to expire).
+   */
+  private final AtomicLongArray writeEndedAt;
   private final LeaseExpiry expiry;
   private final Map<String, Counter> moves = new HashMap<>();
   private final AtomicBoolean earlyRoundPending = new AtomicBoolean();
@@ -158,6 +165,11 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     rounds.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     this.thread = rounds;
     this.expiry = new LeaseExpiry(leaseDuration, System::nanoTime);
+    this.writeEndedAt = new AtomicLongArray(terms.buckets());
+    long start = expiry.beforeRead(); // before any round's read: no bucket skipped for it
+    for (int bucket = 0; bucket < terms.buckets(); bucket++) {
+      writeEndedAt.set(bucket, start);
+    }
     for (int bucket = 0; bucket < terms.buckets(); bucket++) {
       int b = bucket;
       Gauge.builder("steward_shard_bucket_owned", () -> owned.get(b))
@@ -326,8 +338,8 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
         String holder = Leases.holder(lease);
         seenHolders.put(bucket, holder);
         String wanted = desired.get(bucket);
-        if (writing.get(bucket) == 1) {
-          continue; // the last round's write of it is still under way, and this round's read is older
+        if (writing.get(bucket) == 1 || writeEndedAt.get(bucket) - readAt > 0) {
+          continue; // the last round's write of it is under way or ended after this round's read
         }
         if (owned.get(bucket) == 1) {
           // Not awaited: the round ends without them, so that the next one, due when another
@@ -379,6 +391,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
         } catch (RuntimeException e) {
           log.warn("Bucket Lease write failed: {}", LogSafe.describe(e));
         } finally {
+          writeEndedAt.set(bucket, expiry.beforeRead());
           writing.set(bucket, 0);
         }
       });
