@@ -80,7 +80,7 @@ public final class BucketCaches {
     }
   }
 
-  /** The buckets listed ahead of being taken, for the shards endpoint. */
+  /** The buckets listed ahead of being taken ({@code steward_shard_buckets_listed_ahead}). */
   public synchronized Set<Integer> ahead() {
     return Set.copyOf(ahead);
   }

@@ -169,8 +169,6 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     long start = expiry.beforeRead(); // before any round's read: no bucket skipped for it
     for (int bucket = 0; bucket < terms.buckets(); bucket++) {
       writeEndedAt.set(bucket, start);
-    }
-    for (int bucket = 0; bucket < terms.buckets(); bucket++) {
       int b = bucket;
       Gauge.builder("steward_shard_bucket_owned", () -> owned.get(b))
           .description("1 while this replica owns the bucket").tag("bucket", Integer.toString(b)).register(registry);
@@ -356,7 +354,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
         }
       }
       holders = seenHolders;
-      listener.expecting(leader.anyHeld() ? Set.of() : nextToTake(byName, live, desired));
+      expect(leader.anyHeld() ? Set.of() : nextToTake(byName, live, desired));
       List<Taken> taken = new ArrayList<>();
       for (Future<Taken> done : takeWriters.invokeAll(takes)) {
         try {
@@ -397,6 +395,15 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
       });
     } catch (RejectedExecutionException e) {
       writing.set(bucket, 0); // stopping
+    }
+  }
+
+  /** Listing ahead only saves time: should it fail, the round takes what it should all the same. */
+  private void expect(Set<Integer> buckets) {
+    try {
+      listener.expecting(buckets);
+    } catch (RuntimeException e) {
+      log.warn("Buckets {} not listed ahead: {}", buckets, LogSafe.describe(e));
     }
   }
 
