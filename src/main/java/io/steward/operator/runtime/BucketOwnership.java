@@ -324,6 +324,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
       RivalLeases.Reading leader = leaderLease.read();
       yieldTo(leader);
       List<String> live = live(byName);
+      emptyExpiredMembers(byName);
       liveMembers = live;
       Map<Integer, String> desired = BucketAssignment.assign(terms.buckets(), live);
       assignment = desired;
@@ -463,6 +464,28 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   private boolean isFree(V1Lease lease, String holder) {
     return lease == null || holder.isEmpty() || holder.equals(identity)
         || expiry.expired(lease.getMetadata().getName());
+  }
+
+  /**
+   * Empties the member Lease of a replica that died without emptying it (killed, its node lost), as
+   * its graceful stop would have. A replica that starts later has seen nothing of that Lease, so it
+   * would count the dead one live for its first lease duration, assign it buckets, and take none of
+   * those meanwhile. The write carries the version read: should the member renew first, it fails.
+   */
+  private void emptyExpiredMembers(Map<String, V1Lease> byName) {
+    byName.forEach((name, lease) -> {
+      String holder = Leases.holder(lease);
+      if (name.startsWith(MEMBER_PREFIX) && !name.equals(MEMBER_PREFIX + identity) && !holder.isEmpty()
+          && expiry.expired(name)) {
+        lease.getSpec().holderIdentity("");
+        try {
+          leases.replaceNamespacedLease(name, namespace, lease).execute();
+          log.info("Member Lease {} of {} expired; emptied, as its graceful stop would have", name, holder);
+        } catch (ApiException e) {
+          log.debug("Member Lease {} not emptied (HTTP {})", name, e.getCode());
+        }
+      }
+    });
   }
 
   private void renewMembership(V1Lease lease) throws ApiException {
