@@ -239,6 +239,11 @@ class ShardingIT {
             .ifPresent(first -> firstWriteMillis.add(Duration.between(killed, first.received()).toMillis()));
       }
       assertThat(firstWriteMillis).as("a first write in every orphaned bucket so far").hasSize(takeoverMillis.size());
+      // Its member Lease is emptied by a survivor, as its graceful stop would have: left as it was, a
+      // replica started next would count the dead one live for its first lease duration.
+      await().atMost(LEASE.multipliedBy(2)).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
+          assertThat(leases.readNamespacedLease("steward-member-" + victim.identity(), ns).execute().getSpec()
+              .getHolderIdentity()).as("the killed replica's member Lease").isNullOrEmpty());
       replicasUpTo(3);
       awaitReady();
     }
