@@ -56,9 +56,8 @@ final class LeaseExpiry {
   }
 
   /** Whether Lease {@code name} has been seen unchanged for a whole lease duration (false if never seen). */
-  synchronized boolean expired(String name) {
-    Sighting seen = sightings.get(name);
-    return seen != null && nanoClock.getAsLong() - seen.since() >= leaseDuration.toNanos();
+  boolean expired(String name) {
+    return unchangedFor(name, leaseDuration);
   }
 
   /** Whether Lease {@code name} has been seen unchanged for at least {@code quiet} (false if never seen). */
