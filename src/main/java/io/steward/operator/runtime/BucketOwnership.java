@@ -355,7 +355,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
         }
       }
       holders = seenHolders;
-      expect(leader.anyHeld() ? Set.of() : nextToTake(byName, live, desired));
+      expect(leader.anyHeld() ? Set.of() : nextToTake(seenHolders, live, desired));
       List<Taken> taken = new ArrayList<>();
       for (Future<Taken> done : takeWriters.invokeAll(takes)) {
         try {
@@ -408,13 +408,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     }
   }
 
-  private Set<Integer> nextToTake(Map<String, V1Lease> byName, List<String> live, Map<Integer, String> desired) {
-    Map<Integer, String> holders = new HashMap<>();
-    byName.forEach((name, lease) -> {
-      if (name.startsWith(BUCKET_PREFIX)) {
-        holders.put(Integer.parseInt(name.substring(BUCKET_PREFIX.length())), Leases.holder(lease));
-      }
-    });
+  private Set<Integer> nextToTake(Map<Integer, String> holders, List<String> live, Map<Integer, String> desired) {
     Duration silence = retryPeriod.multipliedBy(2);
     return nextToTake(identity, terms.buckets(), holders, this::owns, desired, live,
         bucket -> expiry.unchangedFor(bucketLease(bucket), silence));
