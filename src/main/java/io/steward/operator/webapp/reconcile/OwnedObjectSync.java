@@ -158,15 +158,20 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
         current.getMetadata().getName(), () -> {
           KubernetesApiResponse<T> deleted =
               api.delete(current.getMetadata().getNamespace(), current.getMetadata().getName(), options);
-          if (deleted.isSuccess() || deleted.getHttpStatusCode() == 404) {
+          if (gone(deleted)) {
             cache.written(current, null);
           }
           return deleted;
         });
-    if (response.isSuccess() || response.getHttpStatusCode() == 404) {
+    if (gone(response)) {
       return new Outcome<>(Action.DELETED, null, null);
     }
     return failure("delete", response, current);
+  }
+
+  /** A delete that found the object already gone did what it was for. */
+  private static boolean gone(KubernetesApiResponse<?> response) {
+    return response.isSuccess() || response.getHttpStatusCode() == 404;
   }
 
   private Outcome<T> failure(String verb, KubernetesApiResponse<T> response, T current) {
