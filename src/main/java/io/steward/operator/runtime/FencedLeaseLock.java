@@ -12,6 +12,7 @@ import java.util.Date;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,15 +34,21 @@ import org.slf4j.LoggerFactory;
  *
  * The elector and {@link LeaseCampaign} share one lock. Requests are not serialised: client-java's
  * elector abandons (interrupts) an attempt that outlasts its retry period, and a campaign renewal
- * must not queue behind it. Concurrent writes are safe: each carries the resourceVersion it read,
- * so the API server lets one through and refuses the other (409).
+ * must not queue behind it. Concurrent writes are safe: each carries the resourceVersion its own
+ * thread read, so the API server lets one through and refuses the other (409). client-java's
+ * {@code LeaseLock} keeps the last Lease read or written in one field for all its callers, so each
+ * calling thread gets a lock of its own: with one shared lock, a take judged on one thread's read
+ * of a free Lease went out with the version another thread had just read, and overwrote the
+ * replica that had taken it in between.
  */
 public final class FencedLeaseLock implements Lock {
   private static final Logger log = LoggerFactory.getLogger(FencedLeaseLock.class);
   /** The one Lease this lock reads, as {@link LeaseExpiry} names it. */
   private static final String LEASE = "leader";
 
-  private final Lock delegate;
+  /** One client-java lock per calling thread; see the class comment. */
+  private final ThreadLocal<Lock> delegates;
+  private final Lock anyDelegate;
   private final LeaseTerm term;
   private final RivalLeases rivals;
   private final LeaseExpiry expiry;
@@ -55,8 +62,9 @@ public final class FencedLeaseLock implements Lock {
   /** Only with the local guard off (tests): then the elector's wall clock alone decides takeovers. */
   private volatile boolean takeoverVeto = true;
 
-  public FencedLeaseLock(Lock delegate, LeaseTerm term, Duration leaseDuration, RivalLeases rivals) {
-    this.delegate = delegate;
+  public FencedLeaseLock(Supplier<Lock> leaseLocks, LeaseTerm term, Duration leaseDuration, RivalLeases rivals) {
+    this.delegates = ThreadLocal.withInitial(leaseLocks);
+    this.anyDelegate = leaseLocks.get();
     this.term = term;
     this.rivals = rivals;
     this.expiry = new LeaseExpiry(leaseDuration, term::now);
@@ -65,7 +73,7 @@ public final class FencedLeaseLock implements Lock {
   @Override
   public LeaderElectionRecord get() throws ApiException {
     long readAt = expiry.beforeRead();
-    LeaderElectionRecord record = delegate.get();
+    LeaderElectionRecord record = delegate().get();
     synchronized (this) {
       expiry.saw(LEASE, new RecordState(record.getHolderIdentity(), record.getRenewTime(),
           record.getAcquireTime(), record.getLeaderTransitions()), readAt);
@@ -77,29 +85,46 @@ public final class FencedLeaseLock implements Lock {
   @Override
   public boolean create(LeaderElectionRecord record) {
     if (!isMine(record)) {
-      return delegate.create(record);
+      return delegate().create(record);
     }
-    return acquire(record, delegate::create);
+    return acquire(record, delegate()::create);
   }
 
   @Override
   public boolean update(LeaderElectionRecord record) {
     if (!isMine(record)) {
       term.end(); // a release: stop writing before the Lease says anyone else may
-      return delegate.update(record);
+      return release(record);
     }
     if (takeoverVeto && !mayTakeOver()) {
       return false;
     }
     if (!renewing()) {
-      return acquire(record, delegate::update);
+      return acquire(record, delegate()::update);
     }
     long sentAt = term.now();
-    boolean updated = delegate.update(record);
+    boolean updated = delegate().update(record);
     if (updated) {
       term.renewed(sentAt);
     }
     return updated;
+  }
+
+  /**
+   * The elector releases from the thread that stops it, which may never have read the Lease: read
+   * it on this thread first, so the release carries a version, and only while it still names this
+   * replica.
+   */
+  private boolean release(LeaderElectionRecord record) {
+    try {
+      if (!isMine(delegate().get())) {
+        return false;
+      }
+    } catch (ApiException e) {
+      log.warn("Lease {} not released: it could not be read (HTTP {}); it expires instead", describe(), e.getCode());
+      return false;
+    }
+    return delegate().update(record);
   }
 
   private boolean renewing() {
@@ -136,7 +161,7 @@ public final class FencedLeaseLock implements Lock {
       refused("the bucket Leases could not be read again after taking the leader Lease (HTTP " + e.getCode() + ")");
     }
     // Given back at once, so the sharded replicas need not wait for it to expire.
-    delegate.update(new LeaderElectionRecord("", record.getLeaseDurationSeconds(), record.getAcquireTime(),
+    delegate().update(new LeaderElectionRecord("", record.getLeaseDurationSeconds(), record.getAcquireTime(),
         record.getRenewTime(), record.getLeaderTransitions()));
     return false;
   }
@@ -190,14 +215,19 @@ public final class FencedLeaseLock implements Lock {
     return term;
   }
 
+  /** The calling thread's own client-java lock. */
+  private Lock delegate() {
+    return delegates.get();
+  }
+
   @Override
   public String identity() {
-    return delegate.identity();
+    return anyDelegate.identity();
   }
 
   @Override
   public String describe() {
-    return delegate.describe();
+    return anyDelegate.describe();
   }
 
   private boolean isMine(LeaderElectionRecord record) {

@@ -49,7 +49,7 @@ public final class LeaderElection {
     this.term = term;
     RivalLeases buckets = new RivalLeases(RivalLeases.Source.labelled(new CoordinationV1Api(clients.requests()),
         namespace, BucketOwnership.LEASE_LABEL + "=bucket"), settings.getLeaseDuration());
-    this.lock = new FencedLeaseLock(new LeaseLock(namespace, settings.getLeaseName(), identity, clients.requests()),
+    this.lock = new FencedLeaseLock(() -> new LeaseLock(namespace, settings.getLeaseName(), identity, clients.requests()),
         term, settings.getLeaseDuration(), buckets);
     this.elector = new LeaderElector(new LeaderElectionConfig(lock, settings.getLeaseDuration(),
         settings.getRenewDeadline(), settings.getRetryPeriod()),

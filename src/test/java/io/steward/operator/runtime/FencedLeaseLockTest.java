@@ -27,7 +27,7 @@ class FencedLeaseLockTest {
   /** The bucket Leases each read finds; the last answer repeats. */
   private final Deque<List<V1Lease>> buckets = new ArrayDeque<>(List.of(List.of()));
   private int bucketReads;
-  private final FencedLeaseLock lock = new FencedLeaseLock(lease, term, Duration.ofSeconds(6),
+  private final FencedLeaseLock lock = new FencedLeaseLock(() -> lease, term, Duration.ofSeconds(6),
       new RivalLeases(() -> {
         bucketReads++;
         return buckets.size() > 1 ? buckets.poll() : buckets.peek();

@@ -1,0 +1,127 @@
+package io.steward.operator.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kubernetes.client.extended.leaderelection.LeaderElectionRecord;
+import io.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.apis.CoordinationV1Api;
+import io.kubernetes.client.openapi.models.V1Lease;
+import io.kubernetes.client.openapi.models.V1LeaseSpec;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.steward.testing.cluster.LocalCluster;
+import io.steward.testing.cluster.LocalClusterTest;
+import io.steward.testing.cluster.TestNamespace;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.Date;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The lock's writes as the API server judges them. The elector and the campaign call one lock from
+ * two threads; each take must carry the resourceVersion its own thread read, so that the API server
+ * refuses it (409) when the Lease changed since, whatever the other thread read meanwhile.
+ */
+@LocalClusterTest(shape = LocalCluster.Shape.API)
+class FencedLeaseLockIT {
+  private static final Duration LEASE = Duration.ofSeconds(6);
+
+  @Test
+  void aTakeIsRefusedWhenTheLeaseWasTakenAfterThisThreadReadItFree(LocalCluster cluster, TestNamespace namespace)
+      throws Exception {
+    String ns = namespace.name();
+    String name = "interleaved-take";
+    CoordinationV1Api leases = new CoordinationV1Api(cluster.adminClient());
+    FencedLeaseLock[] lock = new FencedLeaseLock[1];
+    AtomicBoolean interleaved = new AtomicBoolean();
+    // The take's read of the bucket Leases is where the other thread's read slips in: by then the
+    // free Lease has been taken by a replica that read it free too.
+    RivalLeases.Source noBuckets = () -> {
+      if (interleaved.compareAndSet(false, true)) {
+        V1Lease free = leases.readNamespacedLease(name, ns).execute();
+        free.getSpec().holderIdentity("rival").renewTime(OffsetDateTime.now()).acquireTime(OffsetDateTime.now());
+        leases.replaceNamespacedLease(name, ns, free).execute();
+        CompletableFuture.runAsync(() -> {
+          try {
+            assertThat(lock[0].get().getHolderIdentity()).isEqualTo("rival");
+          } catch (Exception e) {
+            throw new AssertionError(e);
+          }
+        }).join();
+      }
+      return List.of();
+    };
+    lock[0] = freeLeaseAndLock(cluster, ns, name, noBuckets);
+
+    assertThat(lock[0].get().getHolderIdentity()).isEmpty();
+    Date now = new Date();
+    boolean took = lock[0].update(new LeaderElectionRecord("me", 6, now, now, 2));
+
+    assertThat(interleaved).as("the other thread read the Lease between this one's read and its write").isTrue();
+    assertThat(took).as("a take carrying the version the other thread read").isFalse();
+    assertThat(leases.readNamespacedLease(name, ns).execute().getSpec().getHolderIdentity())
+        .as("the API server's Lease").isEqualTo("rival");
+    assertThat(lock[0].term().isValid()).isFalse();
+  }
+
+  @Test
+  void theElectorsReleaseFromAThreadThatNeverReadTheLeaseReleasesIt(LocalCluster cluster, TestNamespace namespace)
+      throws Exception {
+    String ns = namespace.name();
+    CoordinationV1Api leases = new CoordinationV1Api(cluster.adminClient());
+    String name = "released-elsewhere";
+    FencedLeaseLock lock = takenByMe(cluster, ns, name);
+
+    boolean released = CompletableFuture.supplyAsync(() -> lock.update(electorsRelease())).join();
+
+    assertThat(released).isTrue();
+    assertThat(leases.readNamespacedLease(name, ns).execute().getSpec().getHolderIdentity()).isNullOrEmpty();
+  }
+
+  @Test
+  void aReleaseLeavesALeaseAnotherReplicaTookMeanwhile(LocalCluster cluster, TestNamespace namespace)
+      throws Exception {
+    String ns = namespace.name();
+    CoordinationV1Api leases = new CoordinationV1Api(cluster.adminClient());
+    String name = "taken-before-release";
+    FencedLeaseLock lock = takenByMe(cluster, ns, name);
+    V1Lease taken = leases.readNamespacedLease(name, ns).execute();
+    taken.getSpec().holderIdentity("rival").leaseTransitions(3);
+    leases.replaceNamespacedLease(name, ns, taken).execute();
+
+    boolean released = CompletableFuture.supplyAsync(() -> lock.update(electorsRelease())).join();
+
+    assertThat(released).isFalse();
+    assertThat(leases.readNamespacedLease(name, ns).execute().getSpec().getHolderIdentity()).isEqualTo("rival");
+  }
+
+  private static FencedLeaseLock takenByMe(LocalCluster cluster, String ns, String name) throws Exception {
+    FencedLeaseLock lock = freeLeaseAndLock(cluster, ns, name, List::of);
+    lock.get();
+    Date now = new Date();
+    assertThat(lock.update(new LeaderElectionRecord("me", 6, now, now, 2))).isTrue();
+    return lock;
+  }
+
+  /** What client-java's elector writes when it is closed while leading. */
+  private static LeaderElectionRecord electorsRelease() {
+    LeaderElectionRecord release = new LeaderElectionRecord();
+    release.setLeaseDurationSeconds((int) LEASE.toSeconds());
+    release.setLeaderTransitions(2);
+    return release;
+  }
+
+  /** A free Lease, and this replica's lock on it, one client-java lock per calling thread as in production. */
+  private static FencedLeaseLock freeLeaseAndLock(LocalCluster cluster, String ns, String name,
+      RivalLeases.Source buckets) throws Exception {
+    ApiClient client = cluster.adminClient();
+    new CoordinationV1Api(client).createNamespacedLease(ns, new V1Lease().metadata(new V1ObjectMeta().name(name))
+        .spec(new V1LeaseSpec().holderIdentity("").leaseDurationSeconds(6).leaseTransitions(1))).execute();
+    return new FencedLeaseLock(() -> new LeaseLock(ns, name, "me", client),
+        LeaseTerm.forLease(Duration.ofSeconds(4), Duration.ofSeconds(1), System::nanoTime), LEASE,
+        new RivalLeases(buckets, LEASE));
+  }
+}
