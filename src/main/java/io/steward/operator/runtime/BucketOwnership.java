@@ -166,7 +166,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     this.thread = rounds;
     this.expiry = new LeaseExpiry(leaseDuration, System::nanoTime);
     this.writeEndedAt = new AtomicLongArray(terms.buckets());
-    long start = expiry.beforeRead(); // before any round's read: no bucket skipped for it
+    long start = expiry.now(); // before any round's read: no bucket skipped for it
     for (int bucket = 0; bucket < terms.buckets(); bucket++) {
       writeEndedAt.set(bucket, start);
       int b = bucket;
@@ -235,7 +235,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
    */
   public void sawOnWatch(V1Lease lease) {
     if (lease.getMetadata() != null && lease.getMetadata().getName() != null) {
-      expiry.saw(lease.getMetadata().getName(), lease.getMetadata().getResourceVersion(), expiry.beforeRead());
+      expiry.saw(lease.getMetadata().getName(), lease.getMetadata().getResourceVersion(), expiry.now());
     }
   }
 
@@ -308,11 +308,13 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
       return;
     }
     try {
-      long readAt = expiry.beforeRead();
+      long readAt = expiry.now();
+      List<V1Lease> listed = leases.listNamespacedLease(namespace).labelSelector(LEASE_LABEL).execute().getItems();
+      long answeredAt = expiry.now();
       Map<String, V1Lease> byName = new HashMap<>();
-      for (V1Lease lease : leases.listNamespacedLease(namespace).labelSelector(LEASE_LABEL).execute().getItems()) {
+      for (V1Lease lease : listed) {
         byName.put(lease.getMetadata().getName(), lease);
-        expiry.saw(lease.getMetadata().getName(), lease.getMetadata().getResourceVersion(), readAt);
+        expiry.saw(lease.getMetadata().getName(), lease.getMetadata().getResourceVersion(), answeredAt);
       }
       expiry.keepOnly(byName.keySet());
       heldByOthers = byName.entrySet().stream()
@@ -343,13 +345,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
         if (owned.get(bucket) == 1) {
           // Not awaited: the round ends without them, so that the next one, due when another
           // replica's Lease expires, is not held up by renewals on a slow API server.
-          renewOrLet(b, () -> {
-            if (leader.anyHeld()) {
-              release(b, terms.term(b), lease, "the leader " + leader.describeHeld());
-            } else {
-              keepOrLet(b, lease, holder, wanted);
-            }
-          });
+          renewOrLet(b, () -> keepOrLet(b, lease, holder, wanted, leader));
         } else if (mayTake && identity.equals(wanted) && isFree(lease, holder)) {
           takes.add(() -> take(b, lease, holder));
         }
@@ -390,7 +386,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
         } catch (RuntimeException e) {
           log.warn("Bucket Lease write failed: {}", LogSafe.describe(e));
         } finally {
-          writeEndedAt.set(bucket, expiry.beforeRead());
+          writeEndedAt.set(bucket, expiry.now());
           writing.set(bucket, 0);
         }
       });
@@ -509,11 +505,17 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
             .leaseDurationSeconds((int) leaseDuration.toSeconds()).leaseTransitions(0));
   }
 
-  /** A bucket this replica owns: renew it, hand it over, or notice it is gone. */
-  private void keepOrLet(int bucket, V1Lease lease, String holder, String wanted) {
+  /**
+   * A bucket this replica owns: renew it, hand it over (to the replica the assignment wants, or to a
+   * leader that holds the leader Lease), or notice it is gone.
+   */
+  private void keepOrLet(int bucket, V1Lease lease, String holder, String wanted, RivalLeases.Reading leader) {
     LeaseTerm term = terms.term(bucket);
     if (!identity.equals(holder)) {
+      // Whatever else holds: a release would carry the version of the other holder's take.
       lose(bucket, term, holder.isEmpty() ? "its Lease was released or deleted" : "taken by " + holder);
+    } else if (leader.anyHeld()) {
+      release(bucket, term, lease, "the leader " + leader.describeHeld());
     } else if (localGuard && !term.isValid()) {
       // Lapsed (a pause, a slow API server): the gate has been dropping the bucket's requests. Lost
       // now and, if the Lease is still ours, taken again next round, which queues the bucket anew.

@@ -39,31 +39,46 @@ import org.slf4j.LoggerFactory;
  * {@code LeaseLock} keeps the last Lease read or written in one field for all its callers, so each
  * calling thread gets a lock of its own: with one shared lock, a take judged on one thread's read
  * of a free Lease went out with the version another thread had just read, and overwrote the
- * replica that had taken it in between.
+ * replica that had taken it in between. For the same reason each write is judged on what its own
+ * thread read last, never on another thread's read, which may have been answered later but be older.
  */
 public final class FencedLeaseLock implements Lock {
   private static final Logger log = LoggerFactory.getLogger(FencedLeaseLock.class);
   /** The one Lease this lock reads, as {@link LeaseExpiry} names it. */
   private static final String LEASE = "leader";
 
-  /** One client-java lock per calling thread; see the class comment. */
-  private final ThreadLocal<Lock> delegates;
+  /** Each calling thread's own client-java lock and its last read; see the class comment. */
+  private final ThreadLocal<Caller> callers;
   private final Lock anyDelegate;
   private final LeaseTerm term;
   private final RivalLeases rivals;
   private final LeaseExpiry expiry;
   private volatile String refusedFor = "";
-  /** The holder as last read; null before the first read. */
-  private volatile String observedHolder;
 
   /** What changes with each write of the record (it carries no resourceVersion). */
-  private record RecordState(String holder, Date renewTime, Date acquireTime, int transitions) {}
+  private record RecordState(String holder, Date renewTime, Date acquireTime, int transitions) {
+    static RecordState of(LeaderElectionRecord record) {
+      return new RecordState(record.getHolderIdentity(), record.getRenewTime(), record.getAcquireTime(),
+          record.getLeaderTransitions());
+    }
+  }
+
+  /** One thread's view: its client-java lock, whose writes carry the version of its last read. */
+  private static final class Caller {
+    final Lock lock;
+    /** The record this thread last read; null before its first read. */
+    RecordState lastRead;
+
+    Caller(Lock lock) {
+      this.lock = lock;
+    }
+  }
 
   /** Only with the local guard off (tests): then the elector's wall clock alone decides takeovers. */
   private volatile boolean takeoverVeto = true;
 
   public FencedLeaseLock(Supplier<Lock> leaseLocks, LeaseTerm term, Duration leaseDuration, RivalLeases rivals) {
-    this.delegates = ThreadLocal.withInitial(leaseLocks);
+    this.callers = ThreadLocal.withInitial(() -> new Caller(leaseLocks.get()));
     this.anyDelegate = leaseLocks.get();
     this.term = term;
     this.rivals = rivals;
@@ -72,13 +87,10 @@ public final class FencedLeaseLock implements Lock {
 
   @Override
   public LeaderElectionRecord get() throws ApiException {
-    long readAt = expiry.beforeRead();
-    LeaderElectionRecord record = delegate().get();
-    synchronized (this) {
-      expiry.saw(LEASE, new RecordState(record.getHolderIdentity(), record.getRenewTime(),
-          record.getAcquireTime(), record.getLeaderTransitions()), readAt);
-      observedHolder = record.getHolderIdentity();
-    }
+    Caller caller = callers.get();
+    LeaderElectionRecord record = caller.lock.get();
+    caller.lastRead = RecordState.of(record);
+    expiry.saw(LEASE, caller.lastRead, expiry.now());
     return record;
   }
 
@@ -128,7 +140,8 @@ public final class FencedLeaseLock implements Lock {
   }
 
   private boolean renewing() {
-    return identity().equals(observedHolder);
+    RecordState read = callers.get().lastRead;
+    return read != null && identity().equals(read.holder());
   }
 
   /** Takes the Lease when no rival Lease is held, and keeps it when none was taken meanwhile. */
@@ -161,6 +174,7 @@ public final class FencedLeaseLock implements Lock {
       refused("the bucket Leases could not be read again after taking the leader Lease (HTTP " + e.getCode() + ")");
     }
     // Given back at once, so the sharded replicas need not wait for it to expire.
+    term.end();
     delegate().update(new LeaderElectionRecord("", record.getLeaseDurationSeconds(), record.getAcquireTime(),
         record.getRenewTime(), record.getLeaderTransitions()));
     return false;
@@ -187,9 +201,7 @@ public final class FencedLeaseLock implements Lock {
     }
     RecordState state = new RecordState(spec.getHolderIdentity(), date(spec.getRenewTime()),
         date(spec.getAcquireTime()), spec.getLeaseTransitions() == null ? 0 : spec.getLeaseTransitions());
-    synchronized (this) {
-      expiry.saw(LEASE, state, expiry.beforeRead());
-    }
+    expiry.saw(LEASE, state, expiry.now());
   }
 
   /** How long until the Lease, unchanged since it was last seen, expires; empty if it has or was never seen. */
@@ -201,10 +213,18 @@ public final class FencedLeaseLock implements Lock {
     return time == null ? null : new Date(time.toInstant().toEpochMilli());
   }
 
-  /** Whether the Lease, as last read, is this replica's, free, or expired by the monotonic clock. */
-  synchronized boolean mayTakeOver() {
-    String holder = observedHolder;
-    return holder == null || holder.isEmpty() || holder.equals(identity()) || expiry.expired(LEASE);
+  /**
+   * Whether the Lease, as the calling thread last read it, is this replica's, free, or expired by
+   * the monotonic clock: the state this thread read is the one that has stood still for a lease
+   * duration. False before this thread's first read, whose version its write would carry.
+   */
+  boolean mayTakeOver() {
+    RecordState read = callers.get().lastRead;
+    if (read == null) {
+      return false;
+    }
+    String holder = read.holder();
+    return holder == null || holder.isEmpty() || holder.equals(identity()) || expiry.expired(LEASE, read);
   }
 
   void withoutTakeoverVeto() {
@@ -217,7 +237,7 @@ public final class FencedLeaseLock implements Lock {
 
   /** The calling thread's own client-java lock. */
   private Lock delegate() {
-    return delegates.get();
+    return callers.get().lock;
   }
 
   @Override

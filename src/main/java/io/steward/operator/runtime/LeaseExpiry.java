@@ -10,9 +10,9 @@ import java.util.function.LongSupplier;
 
 /**
  * Judges Lease expiry by this replica's monotonic clock, as client-go's elector does: a record has
- * expired once this replica has seen it unchanged for a whole lease duration, counted from the read
- * that first found it in its current state. The writer's timestamps are never used: its clock may
- * differ from this one, and a wall clock may step.
+ * expired once this replica has seen it unchanged for a whole lease duration, counted from the answer
+ * of the read that first found it in its current state. The writer's timestamps are never used: its
+ * clock may differ from this one, and a wall clock may step.
  *
  * <p>Shared by everything that decides whether another replica's Lease still counts: the leader
  * election's take-over, the sharded mode's members and buckets, and the check on the other mode's
@@ -33,20 +33,21 @@ final class LeaseExpiry {
     this.nanoClock = nanoClock;
   }
 
-  /** The instant to hand to {@link #saw} for a read about to be sent. */
-  long beforeRead() {
+  /** Now, by the clock this judges by. */
+  long now() {
     return nanoClock.getAsLong();
   }
 
   /**
-   * A read sent at {@code readAt} found Lease {@code name} in {@code state} (anything that changes
-   * with every write: its resourceVersion, or its record's fields). A new state is counted from
-   * before the read, because the record may have changed just after the read was sent.
+   * A read answered at {@code answeredAt} found Lease {@code name} in {@code state} (anything that
+   * changes with every write: its resourceVersion, or its record's fields). A new state is counted
+   * from the answer, not from the read's send: the write that made it may have been sent after the
+   * read was, and its writer's term counts from that send, so only the answer is sure to come later.
    */
-  synchronized void saw(String name, Object state, long readAt) {
+  synchronized void saw(String name, Object state, long answeredAt) {
     Sighting before = sightings.get(name);
     if (before == null || !Objects.equals(before.state(), state)) {
-      sightings.put(name, new Sighting(state, readAt));
+      sightings.put(name, new Sighting(state, answeredAt));
     }
   }
 
@@ -58,6 +59,12 @@ final class LeaseExpiry {
   /** Whether Lease {@code name} has been seen unchanged for a whole lease duration (false if never seen). */
   boolean expired(String name) {
     return unchangedFor(name, leaseDuration);
+  }
+
+  /** Whether Lease {@code name} has been seen in {@code state}, unchanged, for a whole lease duration. */
+  synchronized boolean expired(String name, Object state) {
+    Sighting seen = sightings.get(name);
+    return seen != null && Objects.equals(seen.state(), state) && unchangedFor(name, leaseDuration);
   }
 
   /** Whether Lease {@code name} has been seen unchanged for at least {@code quiet} (false if never seen). */

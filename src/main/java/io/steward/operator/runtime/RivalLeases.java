@@ -80,8 +80,8 @@ public final class RivalLeases {
   }
 
   public synchronized Reading read() throws ApiException {
-    long readAt = expiry.beforeRead();
     List<V1Lease> leases = source.read();
+    long answeredAt = expiry.now();
     Map<String, String> versions = new HashMap<>();
     Map<String, String> holders = new HashMap<>();
     for (V1Lease lease : leases) {
@@ -89,7 +89,7 @@ public final class RivalLeases {
       String version = lease.getMetadata().getResourceVersion();
       versions.put(name, version);
       holders.put(name, Leases.holder(lease));
-      expiry.saw(name, version, readAt);
+      expiry.saw(name, version, answeredAt);
     }
     expiry.keepOnly(versions.keySet());
     List<String> held = holders.entrySet().stream()

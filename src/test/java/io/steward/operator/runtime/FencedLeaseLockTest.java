@@ -6,6 +6,7 @@ import io.kubernetes.client.extended.leaderelection.LeaderElectionRecord;
 import io.kubernetes.client.extended.leaderelection.Lock;
 import io.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.models.V1Lease;
 import io.kubernetes.client.openapi.models.V1LeaseSpec;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.Date;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -53,6 +55,59 @@ class FencedLeaseLockTest {
     nanos.addAndGet(Duration.ofSeconds(1).toNanos());
     assertThat(lock.update(record("me", 4))).isTrue();
     assertThat(term.isValid()).isTrue();
+  }
+
+  @Test
+  void theWaitCountsFromTheReadsAnswerNotItsSend() throws Exception {
+    lease.record = record("other", 3);
+    lease.answerTakes = Duration.ofSeconds(2); // the holder may have renewed while the read was on its way
+    lock.get();
+    lease.answerTakes = Duration.ZERO;
+    nanos.addAndGet(Duration.ofMillis(4500).toNanos());
+    assertThat(lock.update(record("me", 4))).as("six and a half seconds after the send, four and a half after the answer")
+        .isFalse();
+    nanos.addAndGet(Duration.ofMillis(1500).toNanos());
+    assertThat(lock.update(record("me", 4))).isTrue();
+  }
+
+  @Test
+  void aTakeIsJudgedOnTheCallingThreadsOwnReadNotOnAnotherThreadsAnsweredLater() throws Exception {
+    lease.record = record("other", 3);
+    lock.get();
+    lease.record = new LeaderElectionRecord(); // an older state, answered to another thread after this one's read
+    CompletableFuture.runAsync(this::read).join();
+    lease.record = record("other", 3);
+    assertThat(lock.update(record("me", 4))).isFalse();
+    assertThat(lease.updates).isEmpty();
+  }
+
+  @Test
+  void aRenewalIsJudgedOnTheCallingThreadsOwnRead() throws Exception {
+    bucketReadsFind(List.of(bucketLease("steward-bucket-3", "sharded-a", "17"))); // this thread read it free
+    lease.record = record("me", 1); // an older state, answered to another thread after this one's read
+    CompletableFuture.runAsync(this::read).join();
+    lease.record = new LeaderElectionRecord();
+    assertThat(lock.update(record("me", 1))).as("a take, so the bucket Leases are checked").isFalse();
+    assertThat(lease.updates).isEmpty();
+  }
+
+  @Test
+  void aLeaseGivenBackEndsTheTerm() throws Exception {
+    lease.record = record("me", 1);
+    lock.get();
+    assertThat(lock.update(record("me", 1))).isTrue();
+    bucketReadsFind(List.of(), List.of(bucketLease("steward-bucket-3", "sharded-a", "18")));
+    assertThat(lock.update(record("me", 2))).isFalse();
+    assertThat(lease.updates).extracting(LeaderElectionRecord::getHolderIdentity).containsExactly("me", "me", "");
+    assertThat(term.isValid()).as("no term for a Lease given back").isFalse();
+  }
+
+  private void read() {
+    try {
+      lock.get();
+    } catch (ApiException e) {
+      throw new AssertionError(e);
+    }
   }
 
   @Test
@@ -187,6 +242,7 @@ class FencedLeaseLockTest {
 
     @Override
     public LeaderElectionRecord get() {
+      nanos.addAndGet(answerTakes.toNanos());
       return record;
     }
 

@@ -19,30 +19,27 @@ class LeaseExpiryTest {
   }
 
   @Test
-  void expiryCountsFromTheReadThatFirstSawTheStateNotFromItsAnswer() {
-    long readAt = expiry.beforeRead();
-    advance(Duration.ofSeconds(2)); // a slow answer
-    expiry.saw("a", "rv1", readAt);
-    advance(Duration.ofMillis(2999));
-    assertThat(expiry.expired("a")).isFalse();
-    advance(Duration.ofMillis(1));
-    assertThat(expiry.expired("a")).isTrue();
+  void aStateExpiresOnlyIfItIsTheOneThatStoodStill() {
+    expiry.saw("a", "rv1", expiry.now());
+    advance(Duration.ofSeconds(5));
+    assertThat(expiry.expired("a", "rv1")).isTrue();
+    assertThat(expiry.expired("a", "rv0")).as("an older read's state").isFalse();
   }
 
   @Test
   void seeingTheSameStateAgainDoesNotRestartTheCount() {
-    expiry.saw("a", "rv1", expiry.beforeRead());
+    expiry.saw("a", "rv1", expiry.now());
     advance(Duration.ofSeconds(4));
-    expiry.saw("a", "rv1", expiry.beforeRead());
+    expiry.saw("a", "rv1", expiry.now());
     advance(Duration.ofSeconds(1));
     assertThat(expiry.expired("a")).isTrue();
   }
 
   @Test
   void aChangedStateRestartsTheCount() {
-    expiry.saw("a", "rv1", expiry.beforeRead());
+    expiry.saw("a", "rv1", expiry.now());
     advance(Duration.ofSeconds(4));
-    expiry.saw("a", "rv2", expiry.beforeRead());
+    expiry.saw("a", "rv2", expiry.now());
     advance(Duration.ofSeconds(4));
     assertThat(expiry.expired("a")).isFalse();
     advance(Duration.ofSeconds(1));
@@ -51,23 +48,23 @@ class LeaseExpiryTest {
 
   @Test
   void aLeaseNoLongerFoundIsForgottenAndCountsAnewWhenItComesBack() {
-    expiry.saw("a", "rv1", expiry.beforeRead());
-    expiry.saw("b", "rv1", expiry.beforeRead());
+    expiry.saw("a", "rv1", expiry.now());
+    expiry.saw("b", "rv1", expiry.now());
     advance(Duration.ofSeconds(5));
     expiry.keepOnly(List.of("b"));
     assertThat(expiry.expired("a")).isFalse();
     assertThat(expiry.expired("b")).isTrue();
-    expiry.saw("a", "rv1", expiry.beforeRead());
+    expiry.saw("a", "rv1", expiry.now());
     assertThat(expiry.expired("a")).isFalse();
   }
 
   @Test
   void theFirstExpiryToComeIsTheEarliestOfThoseNotYetExpired() {
-    expiry.saw("old", "rv1", expiry.beforeRead());
+    expiry.saw("old", "rv1", expiry.now());
     advance(Duration.ofSeconds(2));
-    expiry.saw("a", "rv1", expiry.beforeRead());
+    expiry.saw("a", "rv1", expiry.now());
     advance(Duration.ofSeconds(1));
-    expiry.saw("b", "rv1", expiry.beforeRead());
+    expiry.saw("b", "rv1", expiry.now());
     advance(Duration.ofSeconds(3)); // "old" expired a second ago
     assertThat(expiry.expired("old")).isTrue();
     assertThat(expiry.nanosUntilFirstExpiry(List.of("old", "a", "b", "never-seen")))
