@@ -119,6 +119,27 @@ class FieldOwnershipIT {
   }
 
   @Test
+  void aDeploymentRelabelledOutOfTheCacheIsTakenBackAndFollowsTheSpecAgain() throws Exception {
+    webApps.create("relabelled", full());
+    awaitStatus("relabelled", w -> assertThat(w.getStatus().phase()).isEqualTo(Phase.Ready));
+
+    // The informer of owned Deployments selects managed-by=steward: this one leaves its cache.
+    raw.mergePatch(path("relabelled"), "{\"metadata\":{\"labels\":{\"" + WebAppLabels.MANAGED_BY
+        + "\":\"someone-else\"}}}", "kubectl-label");
+    webApps.updateSpec("relabelled", s -> s.withEnv(List.of(new WebAppSpec.EnvVar("A", "2"))));
+
+    awaitDeployment("relabelled", d -> {
+      assertThat(d.getAsJsonObject("metadata").getAsJsonObject("labels").get(WebAppLabels.MANAGED_BY).getAsString())
+          .isEqualTo(WebAppLabels.STEWARD);
+      assertThat(container(d, "app").getAsJsonArray("env").toString()).contains("{\"name\":\"A\",\"value\":\"2\"}");
+    });
+    awaitStatus("relabelled", w -> {
+      assertThat(w.getStatus().observedGeneration()).isEqualTo(w.getMetadata().getGeneration());
+      assertThat(w.getStatus().phase()).isEqualTo(Phase.Ready);
+    });
+  }
+
+  @Test
   void aDeploymentAnEarlierVersionCreatedConvergesWithOneWriteThenStaysQuiet(LocalCluster cluster) throws Exception {
     // Paused, Steward writes nothing owned; meanwhile "the previous version" creates the Deployment as
     // it did: a POST of the whole object, by a client whose User-Agent is steward/..., no field manager.

@@ -79,6 +79,12 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
     if (current == null) {
       return create(webApp, desired);
     }
+    return update(webApp, desired, current);
+  }
+
+  /** Patches Steward's fields of {@code current} that differ from {@code desired}, if any. */
+  private Outcome<T> update(WebApp webApp, T desired, T current) {
+    String name = webApp.getMetadata().getName();
     JsonObject desiredTree = resource.managedTree(gson.toJsonTree(desired).getAsJsonObject());
     JsonObject currentTree = gson.toJsonTree(current).getAsJsonObject();
     JsonObject patch = resource.managedFields().patch(desiredTree, currentTree, ownedFields(current, gson));
@@ -138,13 +144,20 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
       return new Outcome<>(Action.CREATED, response.getObject(), null);
     }
     if (response.getHttpStatusCode() == 409) {
-      // Either our cache has not seen our own object yet, or a namesake without our label exists
-      // (the informer only watches Steward's labels). One direct read tells which.
+      // The object exists, and the cache does not show it: it has not caught up yet, or the object
+      // is outside the informer's selector (a namesake without our labels, or ours with one of them
+      // changed by someone else). One direct read tells which.
       KubernetesApiResponse<T> existing = api.get(webApp.getMetadata().getNamespace(), webApp.getMetadata().getName());
-      if (existing.isSuccess() && !OwnedResource.isOwnedBy(existing.getObject(), webApp)) {
+      if (!existing.isSuccess()) {
+        throw new StaleCacheException(resource.kind() + " " + webApp.getMetadata().getName()
+            + " exists but could not be read (HTTP " + existing.getHttpStatusCode() + ")");
+      }
+      if (!OwnedResource.isOwnedBy(existing.getObject(), webApp)) {
         return new Outcome<>(Action.NONE, null, Problem.conflict(resource.kind(), webApp.getMetadata().getName()));
       }
-      throw new StaleCacheException(resource.kind() + " " + webApp.getMetadata().getName() + " exists but is not in the cache yet");
+      // Ours: patched from what the API server has, which also puts back a label of ours that was
+      // changed. Waiting for the cache would wait forever for an object that left its selector.
+      return update(webApp, desired, existing.getObject());
     }
     return failure("create", response, null);
   }
