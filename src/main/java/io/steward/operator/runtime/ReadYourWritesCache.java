@@ -86,7 +86,10 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements In
   public T get(String namespace, String name) {
     T cached = informer.get(namespace, name);
     Write<T> write = writes.get(key(namespace, name));
-    if (write == null || !write.isAhead(version(cached))) {
+    // No informer showing an object our last write left existing: it is moving between informers
+    // (a deletion by others would have ended the record with its event), so the write stands in.
+    boolean moving = cached == null && write != null && write.result() != null;
+    if (write == null || !moving && !write.isAhead(version(cached))) {
       return cached;
     }
     if (isUnconfirmed(write)) {

@@ -270,6 +270,21 @@ class ReadYourWritesCacheTest {
   }
 
   /**
+   * Sharded mode: a pass woken while the object is between the two informers (the unlabelled one let
+   * it go, its bucket's has not shown it yet) reads it as Steward's last write left it, not as absent,
+   * which would end the pass and lose the change that woke it.
+   */
+  @Test
+  void anObjectBetweenTwoInformersIsReadAsOurLastWriteLeftIt() {
+    store.put("a", object("1"));
+    cache.written(object("1"), object("2")); // the label patch
+    cache.written(cache.get("ns", "a"), object("3")); // the status patch, in the same pass
+    store.remove("a");
+    handler.onDelete(object("2"), false); // the unlabelled informer: gone from its selector at version 2
+    assertThat(version(cache.get("ns", "a"))).isEqualTo("3");
+  }
+
+  /**
    * Sharded mode, as traced: the label patch's events come before its response has been recorded,
    * and no informer shows the object at that instant (the unlabelled one let it go, the bucket's
    * one has not added it yet). Both events are echoes, not a delete and an add.
