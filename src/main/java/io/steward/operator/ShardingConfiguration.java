@@ -17,6 +17,7 @@ import io.steward.operator.runtime.Informers;
 import io.steward.operator.runtime.LeaseNamespace;
 import io.steward.operator.runtime.RivalLeases;
 import io.steward.operator.runtime.ManagedController;
+import io.steward.operator.runtime.MisfiledObjects;
 import io.steward.operator.runtime.OperatorClients;
 import io.steward.operator.runtime.OperatorIdentity;
 import io.steward.operator.runtime.ShardsEndpoint;
@@ -88,6 +89,15 @@ public class ShardingConfiguration {
     return new BucketOwnership(leases, leaseNamespace.name(), identity.name(), terms, fence,
         timing.getLeaseDuration(), timing.getRetryPeriod(), properties.getFencing().isLocalGuard(),
         informers::hasSynced, leaderLease, registry, listener).watchingLeases(clients.watches());
+  }
+
+  @Bean
+  MisfiledObjects misfiledObjects(OperatorClients clients, Informers informers, BucketTerms terms,
+      StewardProperties properties, MeterRegistry registry) {
+    MisfiledObjects misfiled = new MisfiledObjects(clients.requests(), terms.buckets(),
+        properties.getLeaderElection().getRetryPeriod(), registry);
+    informers.onMisfiled(misfiled);
+    return misfiled;
   }
 
   @Bean

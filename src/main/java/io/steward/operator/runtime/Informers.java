@@ -31,10 +31,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -66,6 +68,27 @@ public final class Informers {
   private final int buckets;
   private ExecutorService bucketInformers;
   private ScheduledExecutorService bucketSyncChecks;
+  private final List<MisfiledListener> misfiled = new CopyOnWriteArrayList<>();
+
+  /**
+   * Sharded mode: an object that a bucket's informer holds (its label names that bucket) while its
+   * name belongs to another bucket. Only the owner of the bucket its name belongs to may reconcile it,
+   * and that owner's informers do not show it.
+   */
+  @FunctionalInterface
+  public interface MisfiledListener {
+    /**
+     * @param labelled the bucket its label names
+     * @param stillThere whether that bucket's informer here still holds it
+     */
+    void misfiled(WatchedKind<?, ?> kind, KubernetesObject object, int labelled, BooleanSupplier stillThere);
+  }
+
+  /** Sharded mode: {@code listener} is told of each misfiled object (see {@link MisfiledListener}). */
+  public void onMisfiled(MisfiledListener listener) {
+    misfiled.add(listener);
+  }
+
   /** Sharded mode: when each running bucket informer began watching. */
   private final Map<Integer, OffsetDateTime> bucketWatchingSince = new ConcurrentHashMap<>();
 
@@ -127,6 +150,8 @@ public final class Informers {
     }
     KindInformer<T> result = new KindInformer<>(kind.plural(), informers, buckets);
     result.addEventHandler(new SyncRecheck<>());
+    result.onMisfiled((object, labelled, stillThere) -> misfiled.forEach(l -> l.misfiled(kind, object, labelled,
+        stillThere)));
     return result;
   }
 

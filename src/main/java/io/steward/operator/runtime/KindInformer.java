@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -36,6 +37,20 @@ public final class KindInformer<T extends KubernetesObject> implements InformerC
   private final Fanout fanout = new Fanout();
   private volatile boolean started;
   private final int buckets;
+  private volatile Misfiled<T> misfiled = (object, labelled, stillThere) -> {};
+
+  /**
+   * Sharded mode: told of each object a bucket's informer shows (added or updated) whose name belongs
+   * to another bucket, which its label does not say: no replica would reconcile it as it is.
+   */
+  @FunctionalInterface
+  interface Misfiled<T> {
+    /**
+     * @param labelled the bucket its label names, whose informer holds it
+     * @param stillThere whether that informer still holds it
+     */
+    void misfiled(T object, int labelled, BooleanSupplier stillThere);
+  }
 
   KindInformer(String resource, Map<String, SharedIndexInformer<T>> byNamespace) {
     this(resource, byNamespace, 0);
@@ -81,7 +96,7 @@ public final class KindInformer<T extends KubernetesObject> implements InformerC
 
   /** Adds the informer of {@code bucket} in namespace scope {@code scope}, with every handler added so far. */
   void addBucket(String scope, int bucket, SharedIndexInformer<T> informer) {
-    informer.addEventHandler(fanout);
+    informer.addEventHandler(new BucketFanout(bucket, informer));
     byBucket.computeIfAbsent(scope, s -> new ConcurrentHashMap<>()).put(bucket, informer);
   }
 
@@ -112,6 +127,14 @@ public final class KindInformer<T extends KubernetesObject> implements InformerC
       scope.values().forEach(SharedIndexInformer::stop);
       scope.clear();
     });
+  }
+
+  void onMisfiled(Misfiled<T> listener) {
+    misfiled = listener;
+  }
+
+  private boolean runs(int bucket, SharedIndexInformer<T> informer) {
+    return byBucket.values().stream().anyMatch(scope -> scope.get(bucket) == informer);
   }
 
   boolean hasBucket(int bucket) {
@@ -168,7 +191,7 @@ public final class KindInformer<T extends KubernetesObject> implements InformerC
    * Every handler in turn, on the informer's one listener thread. A handler that throws does not keep
    * the event from the handlers after it; client-java logs what it throws, as it would have.
    */
-  private final class Fanout implements ResourceEventHandler<T> {
+  private class Fanout implements ResourceEventHandler<T> {
     @Override
     public void onAdd(T object) {
       deliver(handler -> handler.onAdd(object));
@@ -199,6 +222,38 @@ public final class KindInformer<T extends KubernetesObject> implements InformerC
       }
       if (failure != null) {
         throw failure;
+      }
+    }
+  }
+
+  /** A bucket informer's {@link Fanout}, which also reports the objects it holds that are not of its bucket. */
+  private final class BucketFanout extends Fanout {
+    private final int bucket;
+    private final SharedIndexInformer<T> informer;
+
+    BucketFanout(int bucket, SharedIndexInformer<T> informer) {
+      this.bucket = bucket;
+      this.informer = informer;
+    }
+
+    @Override
+    public void onAdd(T object) {
+      check(object);
+      super.onAdd(object);
+    }
+
+    @Override
+    public void onUpdate(T before, T after) {
+      check(after);
+      super.onUpdate(before, after);
+    }
+
+    private void check(T object) {
+      String namespace = object.getMetadata().getNamespace();
+      String name = object.getMetadata().getName();
+      if (BucketHash.bucketOf(namespace, name, buckets) != bucket) {
+        String key = namespace == null ? name : namespace + "/" + name;
+        misfiled.misfiled(object, bucket, () -> runs(bucket, informer) && informer.getIndexer().getByKey(key) != null);
       }
     }
   }

@@ -63,6 +63,30 @@ class KindInformerTest {
     assertThat(seen).containsExactly("after add shop");
   }
 
+  /**
+   * Sharded mode: an object labelled with one bucket while its name belongs to another (copied with
+   * its labels) is seen by no owner of its name; the informer of the labelled bucket reports it.
+   */
+  @Test
+  void aBucketInformerReportsWhatItHoldsOfAnotherBucket() {
+    KindInformer<V1Service> services = new KindInformer<>("services", Map.of(Informers.ALL_NAMESPACES,
+        new RecordingInformer().informer()), 32);
+    List<String> misfiled = new ArrayList<>();
+    services.onMisfiled((object, labelled, stillThere) -> misfiled.add(object.getMetadata().getName() + " in "
+        + labelled));
+    int copyBelongs = BucketHash.bucketOf("team", "copy", 32);
+    int labelled = (copyBelongs + 1) % 32;
+    RecordingInformer bucket = new RecordingInformer();
+    services.addBucket(Informers.ALL_NAMESPACES, labelled, bucket.informer());
+    String own = java.util.stream.IntStream.range(0, 1000).mapToObj(i -> "own-" + i)
+        .filter(n -> BucketHash.bucketOf("team", n, 32) == labelled).findFirst().orElseThrow();
+
+    bucket.handlers.get(0).onAdd(service("copy"));
+    bucket.handlers.get(0).onUpdate(service(own), service(own));
+
+    assertThat(misfiled).containsExactly("copy in " + labelled);
+  }
+
   @Test
   void aHandlerAddedOnceTheInformersRunIsRefused() {
     KindInformer<V1Service> services = new KindInformer<>("services", Map.of(Informers.ALL_NAMESPACES,
