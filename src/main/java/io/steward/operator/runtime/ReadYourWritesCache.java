@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Only equality of resourceVersions is used, never their order (they are opaque). A write is
  * recorded with the version it replaced, which Steward read from this same cache; while the informer
- * still holds that version (or, for a create, nothing), or one of Steward's own earlier results that
- * this write built on, the informer is behind and the write is the fresher view. Once the informer
+ * still holds that version (or nothing, for a create or an object moving between informers), or one
+ * of Steward's own earlier results that this write built on, the informer is behind and the write is
+ * the fresher view. Once the informer
  * shows any other version, it is at least as new, and the record is dropped. A record the informer
  * has not confirmed within {@link #CONFIRM_WITHIN} is dropped too (see there), and the runtime wakes
  * a pass for what it stood in for.
@@ -46,7 +47,12 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements In
    */
   private record Write<T extends KubernetesObject>(String replaced, Set<String> superseded, T result, T subject, long recordedAt) {
     boolean isAhead(String informerVersion) {
-      return Objects.equals(informerVersion, replaced) || informerVersion != null && superseded.contains(informerVersion);
+      if (informerVersion == null) {
+        // No informer shows the object: behind a write that created it, or one that left it existing
+        // while it moves between informers (a deletion by others would have ended the record).
+        return replaced == null || result != null;
+      }
+      return informerVersion.equals(replaced) || superseded.contains(informerVersion);
     }
 
     /** Whether {@code version} is one this chain produced and the object still exists at: a result, earlier or latest. */
@@ -86,10 +92,7 @@ public final class ReadYourWritesCache<T extends KubernetesObject> implements In
   public T get(String namespace, String name) {
     T cached = informer.get(namespace, name);
     Write<T> write = writes.get(key(namespace, name));
-    // No informer showing an object our last write left existing: it is moving between informers
-    // (a deletion by others would have ended the record with its event), so the write stands in.
-    boolean moving = cached == null && write != null && write.result() != null;
-    if (write == null || !moving && !write.isAhead(version(cached))) {
+    if (write == null || !write.isAhead(version(cached))) {
       return cached;
     }
     if (isUnconfirmed(write)) {
