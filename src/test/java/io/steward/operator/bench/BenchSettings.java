@@ -50,6 +50,8 @@ import java.util.Map;
  * @param scalingSizes the N of the scaling section (issue 16: single-leader mode, then sharded mode with each
  *     of {@code scalingReplicas}); empty skips it
  * @param scalingReplicas the sharded replica counts the scaling section compares with the single leader
+ * @param scalingLabelledReplicas the same with the chart's MutatingAdmissionPolicy labelling WebApps with
+ *     their bucket as they are created (sharding.labelAtAdmission); empty skips them
  * @param scalingRestSeconds how long the scaling section watches the replicas at rest after convergence
  * @param only run just this section ({@code scaling}), or everything when empty
  * @param output where results.json and results.md go
@@ -61,7 +63,7 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
     int startupVariantRepeats, String resyncPeriod, int creators, boolean image, List<String> jvmOptions,
     List<List<String>> compareJvmOptions, Map<String, String> operatorProperties, boolean contenders,
     int contenderSize, List<Integer> contenderConcurrencies, List<Integer> scalingSizes, List<Integer> scalingReplicas,
-    int scalingRestSeconds, String only, Path output, Path clusterDir) {
+    List<Integer> scalingLabelledReplicas, int scalingRestSeconds, String only, Path output, Path clusterDir) {
 
   /** The sections {@code -Dsteward.bench.only} can pick. */
   public static final String ONLY_SCALING = "scaling";
@@ -124,6 +126,7 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
         integers("steward.bench.scaling-sizes", full ? "3000,10000" : quick ? "3000" : "20"),
         // Three replicas in smoke would lengthen every `mvn verify` for little more than two show.
         integers("steward.bench.scaling-replicas", full || quick ? "1,2,3" : "1,2"),
+        integers("steward.bench.scaling-labelled-replicas", full || quick ? "1,2,3" : "1"),
         integer("steward.bench.scaling-rest", full || quick ? 30 : 5),
         only(System.getProperty("steward.bench.only", "")),
         Path.of(System.getProperty("steward.bench.output", "target/bench")),

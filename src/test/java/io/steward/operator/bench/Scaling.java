@@ -10,6 +10,7 @@ import io.kubernetes.client.openapi.models.V1ListMeta;
 import io.kubernetes.client.openapi.models.V1Namespace;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.steward.operator.bench.ScalingMath.Configuration;
+import io.steward.operator.support.BucketLabelPolicy;
 import io.steward.operator.support.OperatorProcess;
 import io.steward.operator.webapp.api.WebApp;
 import io.steward.testing.cluster.AuditLog;
@@ -55,7 +56,7 @@ final class Scaling {
 
   void run() throws Exception {
     for (int n : settings.scalingSizes()) {
-      for (Configuration configuration : ScalingMath.configurations(settings.scalingReplicas())) {
+      for (Configuration configuration : ScalingMath.configurations(settings.scalingReplicas(), settings.scalingLabelledReplicas())) {
         runs.add(converge(n, configuration));
       }
     }
@@ -69,6 +70,9 @@ final class Scaling {
     String ns = "scale-n" + n + "-" + configuration.tag();
     new CoreV1Api(bench.admin).createNamespace(new V1Namespace().metadata(new V1ObjectMeta().name(ns))).execute();
     Map<String, Long> storedBefore = storedObjects();
+    // The chart's policy, bound to the run's namespace only, before the WebApps are created.
+    BucketLabelPolicy policy = configuration.labelledAtAdmission()
+        ? BucketLabelPolicy.install(bench.admin, "n" + n + "-r" + configuration.replicas(), buckets, List.of(ns)) : null;
     List<String> names = StewardBenchmark.names("app-", n);
     bench.createWebApps(ns, names, true);
     long mark = bench.audit.size();
@@ -132,6 +136,9 @@ final class Scaling {
     } finally {
       stop(replicas);
       empty(ns);
+      if (policy != null) {
+        policy.close();
+      }
     }
   }
 

@@ -12,29 +12,40 @@ import java.util.TreeMap;
 final class ScalingMath {
   static final String LEADER = "leader";
   static final String SHARDED = "sharded";
+  /** Sharded mode with the chart's MutatingAdmissionPolicy labelling each WebApp with its bucket as it is created. */
+  static final String LABELLED = "sharded-labelled";
 
   private ScalingMath() {}
 
   /** A mode and its replica count. */
   record Configuration(String mode, int replicas) {
     boolean sharded() {
-      return mode.equals(SHARDED);
+      return !mode.equals(LEADER);
     }
 
-    /** For namespaces and identities: "leader-r1", "sharded-r3". */
+    boolean labelledAtAdmission() {
+      return mode.equals(LABELLED);
+    }
+
+    /** For namespaces and identities: "leader-r1", "sharded-r3", "sharded-labelled-r2". */
     String tag() {
       return mode + "-r" + replicas;
     }
 
     String label() {
-      return (sharded() ? "sharded, " : "single leader, ") + replicas + (replicas == 1 ? " replica" : " replicas");
+      return (labelledAtAdmission() ? "sharded, labelled at admission, " : sharded() ? "sharded, " : "single leader, ")
+          + replicas + (replicas == 1 ? " replica" : " replicas");
     }
   }
 
-  /** The baseline (single-leader mode, one replica) first, then sharded mode with each replica count in order. */
-  static List<Configuration> configurations(List<Integer> shardedReplicas) {
+  /**
+   * The baseline (single-leader mode, one replica) first, then sharded mode with each replica count in
+   * order, then sharded mode with WebApps labelled at admission with each of its replica counts.
+   */
+  static List<Configuration> configurations(List<Integer> shardedReplicas, List<Integer> labelledReplicas) {
     List<Configuration> configurations = new ArrayList<>(List.of(new Configuration(LEADER, 1)));
     shardedReplicas.forEach(r -> configurations.add(new Configuration(SHARDED, r)));
+    labelledReplicas.forEach(r -> configurations.add(new Configuration(LABELLED, r)));
     return configurations;
   }
 

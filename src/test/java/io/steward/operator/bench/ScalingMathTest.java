@@ -21,11 +21,14 @@ class ScalingMathTest {
 
   @Test
   void theSingleLeaderComesFirstThenEachShardedReplicaCount() {
-    assertThat(ScalingMath.configurations(List.of(1, 2, 3))).extracting(ScalingMath.Configuration::label)
-        .containsExactly("single leader, 1 replica", "sharded, 1 replica", "sharded, 2 replicas", "sharded, 3 replicas");
-    assertThat(ScalingMath.configurations(List.of())).extracting(ScalingMath.Configuration::tag)
+    assertThat(ScalingMath.configurations(List.of(1, 2, 3), List.of(1, 3))).extracting(ScalingMath.Configuration::label)
+        .containsExactly("single leader, 1 replica", "sharded, 1 replica", "sharded, 2 replicas", "sharded, 3 replicas",
+            "sharded, labelled at admission, 1 replica", "sharded, labelled at admission, 3 replicas");
+    assertThat(ScalingMath.configurations(List.of(), List.of())).extracting(ScalingMath.Configuration::tag)
         .containsExactly("leader-r1");
     assertThat(new ScalingMath.Configuration(ScalingMath.SHARDED, 2).tag()).isEqualTo("sharded-r2");
+    assertThat(new ScalingMath.Configuration(ScalingMath.LABELLED, 2).tag()).isEqualTo("sharded-labelled-r2");
+    assertThat(new ScalingMath.Configuration(ScalingMath.LABELLED, 2).sharded()).isTrue();
   }
 
   @Test

@@ -1177,6 +1177,7 @@ public final class StewardBenchmark {
     results.settings.put("steadyStateResyncPeriod", settings.resyncPeriod());
     results.settings.put("scalingSizes", settings.scalingSizes());
     results.settings.put("scalingShardedReplicas", settings.scalingReplicas());
+    results.settings.put("scalingLabelledReplicas", settings.scalingLabelledReplicas());
     results.settings.put("scalingRestSeconds", settings.scalingRestSeconds());
     results.settings.put("only", settings.everySection() ? "every section" : settings.only());
   }

@@ -69,14 +69,13 @@ class StewardBenchmarkIT {
    * Only that each configuration ran at each N, none timed out, the replicas wrote nothing at rest, and
    * each of two or more sharded replicas cached only part of the WebApps; no assertion on any time.
    */
-  /** Steward's default {@code steward.sharding.buckets}. */
   /** Steward's default bucket count, which the replicas here run with. */
   private static final int BUCKETS = new io.steward.operator.runtime.StewardProperties.Sharding().getBuckets();
 
   private static void assertScalingRan(BenchSettings settings, BenchResults.Scaling scaling) {
     List<String> expected = new ArrayList<>();
     for (int n : settings.scalingSizes()) {
-      ScalingMath.configurations(settings.scalingReplicas()).forEach(c -> expected.add(n + " " + c.label()));
+      ScalingMath.configurations(settings.scalingReplicas(), settings.scalingLabelledReplicas()).forEach(c -> expected.add(n + " " + c.label()));
     }
     assertThat(scaling.runs()).extracting(r -> r.n() + " " + new ScalingMath.Configuration(r.mode(), r.replicas())
         .label()).containsExactlyElementsOf(expected);
@@ -88,10 +87,15 @@ class StewardBenchmarkIT {
           configuration).isZero();
       // Each replica renews its Leases (its own, and in sharded mode its buckets) once per retry period
       // (the default 2 s): twice that rate at most, or the rounds are looping.
-      double leasesRenewed = run.mode().equals(ScalingMath.SHARDED) ? run.replicas() + BUCKETS : 1;
+      boolean sharded = new ScalingMath.Configuration(run.mode(), run.replicas()).sharded();
+      double leasesRenewed = sharded ? run.replicas() + BUCKETS : 1;
       assertThat(run.atRest().leaseWritesPerSecond()).as("Lease writes per second at rest: %s", configuration)
           .isLessThanOrEqualTo(leasesRenewed);
-      if (run.mode().equals(ScalingMath.SHARDED) && run.replicas() > 1) {
+      if (run.mode().equals(ScalingMath.LABELLED)) {
+        // The API server labelled every WebApp as it was created: Steward's three writes, no label patch.
+        assertThat(run.writesPerWebApp()).as("writes per WebApp: %s", configuration).isEqualTo(3.0);
+      }
+      if (sharded && run.replicas() > 1) {
         assertThat(run.perReplica()).as("WebApps cached per replica: %s", configuration)
             .allSatisfy(replica -> assertThat(replica.cachedWebApps()).isLessThan(run.n()));
       }
