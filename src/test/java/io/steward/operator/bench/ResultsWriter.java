@@ -211,9 +211,11 @@ final class ResultsWriter {
         .append("N WebApps waiting in a fresh namespace, then the replicas started together; per replica values ")
         .append("are listed replica by replica. CPU from each replica's start to the last WebApp converged, its ")
         .append("start-up included; in parentheses, per WebApp: from each replica's readiness, per replica: to its ")
-        .append("readiness. Heap and RSS after a full GC once converged; peak RSS is the process's high-water mark.\n\n")
+        .append("readiness. Heap and RSS after a full GC once converged; peak RSS is the process's high-water mark. ")
+        .append("Creating: kube-apiserver's CPU per WebApp while the benchmark created the WebApps, before the ")
+        .append("replicas started (not in the total; with the labelling policy, its CEL runs then).\n\n")
         .append("| N | configuration | start → all converged | first converged → all | CPU ms per WebApp: replicas ")
-        .append("(from readiness); kube-apiserver; etcd; total | CPU s per replica (to readiness) | live heap MiB per replica | ")
+        .append("(from readiness); kube-apiserver; etcd; total; creating | CPU s per replica (to readiness) | live heap MiB per replica | ")
         .append("RSS MiB per replica: after GC; peak; threads | buckets; WebApps cached per replica | per WebApp: reconciles; writes; 409s | ")
         .append("other processes' CPU, % of one core |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (BenchResults.ScalingRun run : s.runs()) {
@@ -228,7 +230,8 @@ final class ResultsWriter {
           .append(Figure.format(cpu.getOrDefault(Scaling.REPLICAS_FROM_READINESS, Double.NaN))).append("); ")
           .append(Figure.format(cpu.getOrDefault("kube-apiserver", Double.NaN))).append("; ")
           .append(Figure.format(cpu.getOrDefault("etcd", Double.NaN))).append("; **")
-          .append(Figure.format(cpu.getOrDefault("total", Double.NaN))).append("** | ")
+          .append(Figure.format(cpu.getOrDefault("total", Double.NaN))).append("**; ")
+          .append(Figure.format(cpu.getOrDefault(Scaling.API_SERVER_WHILE_CREATED, Double.NaN))).append(" | ")
           .append(each(replicas, p -> Figure.format(p.cpuSeconds()) + " (" + Figure.format(p.cpuSecondsAtReady()) + ")"))
           .append(" | ").append(each(replicas, p -> Figure.format(p.liveHeapMiB()))).append(" | ")
           .append(each(replicas, p -> Figure.format(p.rssAfterGcMiB()))).append("; ")

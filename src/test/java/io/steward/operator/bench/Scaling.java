@@ -42,6 +42,11 @@ final class Scaling {
   private static final Set<String> OBJECTS = Set.of("webapps", "deployments", "services");
   /** The replicas' CPU per WebApp from each one's readiness to convergence, beside their whole CPU ("replicas"). */
   static final String REPLICAS_FROM_READINESS = "replicasFromReadiness";
+  /**
+   * kube-apiserver's CPU per WebApp while the benchmark created them, before any replica started (not
+   * in the total): what an admission policy costs on each create.
+   */
+  static final String API_SERVER_WHILE_CREATED = "kube-apiserverWhileCreated";
   private final StewardBenchmark bench;
   private final BenchSettings settings;
   private final int buckets;
@@ -74,9 +79,11 @@ final class Scaling {
     BucketLabelPolicy policy = configuration.labelledAtAdmission()
         ? BucketLabelPolicy.install(bench.admin, "n" + n + "-r" + configuration.replicas(), buckets, List.of(ns)) : null;
     List<String> names = StewardBenchmark.names("app-", n);
+    double apiServerBeforeCreates = bench.controlPlaneCpu().getOrDefault("kube-apiserver", Double.NaN);
     bench.createWebApps(ns, names, true);
     long mark = bench.audit.size();
     Map<String, Double> cpuBefore = bench.controlPlaneCpu();
+    double apiServerWhileCreated = 1000 * (cpuBefore.getOrDefault("kube-apiserver", Double.NaN) - apiServerBeforeCreates) / n;
     double[] machineBefore = machine(cpuBefore);
     List<Replica> replicas = new ArrayList<>();
     try {
@@ -121,6 +128,7 @@ final class Scaling {
       // Without their start-up, which every replica pays once whatever N is.
       cpuPerWebApp.put(REPLICAS_FROM_READINESS, 1000 * replicas.stream()
           .mapToDouble(r -> r.readyAt < done ? r.cpuSeconds - r.cpuAtReady : 0).sum() / n);
+      cpuPerWebApp.put(API_SERVER_WHILE_CREATED, apiServerWhileCreated);
       BenchResults.ScalingRun run = new BenchResults.ScalingRun(n, configuration.mode(), configuration.replicas(),
           timedOut, Figure.round(seconds), Figure.round(ScalingMath.perSecond(n, seconds)),
           Figure.round(span.seconds()), Figure.round(span.webAppsPerSecond()), Figure.rounded(cpuPerWebApp),

@@ -82,12 +82,12 @@ class ScalingMathTest {
     BenchResults.ScalingReplica b = new BenchResults.ScalingReplica("b", 6.3, 9.9, 19.5, 16, 1490, 39.8, 188, 255, 61, 1.5);
     r.scaling = new BenchResults.Scaling(30, List.of(new BenchResults.ScalingRun(3000, ScalingMath.SHARDED, 2, false,
         60, 50, 55, 54.5, Map.of("replicas", 13.3, "kube-apiserver", 18.0, "etcd", 2.0, "total", 33.3,
-            Scaling.REPLICAS_FROM_READINESS, 7.1), 2.01, 4, 0, Map.of("patch webapps", 3000), 3.2,
+            Scaling.REPLICAS_FROM_READINESS, 7.1, Scaling.API_SERVER_WHILE_CREATED, 2.4), 2.01, 4, 0, Map.of("patch webapps", 3000), 3.2,
         List.of(a, b), rest, Map.of("webapps", 0L, "deployments", 0L, "services", 1L))));
     ResultsWriter.write(r, dir);
     String md = Files.readString(dir.resolve("results.md"));
     assertThat(md).contains("## 9. Scaling",
-        "| 3000 | sharded, 2 replicas | 60 s, 50 WebApps/s | 55 s, 54.5 WebApps/s | 13.3 (7.1); 18; 2; **33.3** | "
+        "| 3000 | sharded, 2 replicas | 60 s, 50 WebApps/s | 55 s, 54.5 WebApps/s | 13.3 (7.1); 18; 2; **33.3**; 2.4 | "
             + "20.5 (9.5) / 19.5 (9.9) | 40.2 / 39.8 | 190 / 188; 260 / 255; 60 / 61 | 16 / 16; 1510 / 1490 | 2.01; 4; 0 | 3.2 |",
         "| 3000 | sharded, 2 replicas | 1.4 / 1.5 | 17.5 | 19 | 0 | 4.2; 1.1; 0.5 |",
         "left by earlier ones): none");
