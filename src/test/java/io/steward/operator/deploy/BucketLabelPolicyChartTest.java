@@ -92,6 +92,16 @@ class BucketLabelPolicyChartTest {
     assertThat(render(Map.of("enabled", true, "labelAtAdmission", false)).ofKind("MutatingAdmissionPolicy")).isEmpty();
   }
 
+  /**
+   * auto follows the API versions helm is given: none from a cluster here, and helm's own list has no
+   * admissionregistration.k8s.io/v1 MutatingAdmissionPolicy, as `helm template` without
+   * --api-versions would render it.
+   */
+  @Test
+  void autoLeavesThePolicyOutWhereTheClusterIsNotKnownToServeIt() {
+    assertThat(render(Map.of("enabled", true, "buckets", 32, "labelAtAdmission", "auto")).ofKind("MutatingAdmissionPolicy")).isEmpty();
+  }
+
   @Test
   void aBucketCountThePolicyCannotWalkIsRefusedByName() {
     assertThatThrownBy(() -> render(Map.of("enabled", true, "buckets", 24, "labelAtAdmission", true)))
