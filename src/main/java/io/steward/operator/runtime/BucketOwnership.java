@@ -201,9 +201,11 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
    * that died is then taken over when its Leases run out, not up to a retry period later.
    */
   private void roundThenNext() {
+    long began = expiry.now();
     round();
     try {
-      thread.schedule(this::roundThenNext, nextRoundIn(retryPeriod, expiry.nanosUntilFirstExpiry(heldByOthers)),
+      thread.schedule(this::roundThenNext,
+          nextRoundIn(retryPeriod, expiry.now() - began, expiry.nanosUntilFirstExpiry(heldByOthers)),
           TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       // Stopping: no more rounds.
@@ -240,11 +242,15 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   }
 
   /**
-   * Nanoseconds to the next round: a retry period, or less when another replica's Lease expires
-   * sooner ({@code untilExpiry}), just past that instant.
+   * Nanoseconds to the next round: a retry period after the last one began, or less when another
+   * replica's Lease expires sooner ({@code untilExpiry}), just past that instant. Counted from the
+   * round's start, so that a round slowed by a busy API server does not push every later one back
+   * (a joining replica takes nothing before its third round); a round that took longer than the
+   * period is followed by a quarter of one, so rounds never come more often than once a period.
    */
-  static long nextRoundIn(Duration retryPeriod, OptionalLong untilExpiry) {
-    long wait = retryPeriod.toNanos();
+  static long nextRoundIn(Duration retryPeriod, long roundTook, OptionalLong untilExpiry) {
+    long period = retryPeriod.toNanos();
+    long wait = Math.max(period - roundTook, period / 4);
     if (untilExpiry.isPresent()) {
       wait = Math.min(wait, untilExpiry.getAsLong() + LeaseExpiry.LOOK_PAST.toNanos());
     }

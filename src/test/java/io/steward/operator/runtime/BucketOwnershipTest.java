@@ -16,19 +16,35 @@ class BucketOwnershipTest {
 
   @Test
   void withNoOtherReplicasLeaseAboutToExpireTheNextRoundIsARetryPeriodAway() {
-    assertThat(BucketOwnership.nextRoundIn(RETRY, OptionalLong.empty())).isEqualTo(RETRY.toNanos());
+    assertThat(BucketOwnership.nextRoundIn(RETRY, 0, OptionalLong.empty())).isEqualTo(RETRY.toNanos());
   }
 
   @Test
   void aLeaseExpiringBeforeThenBringsTheRoundForwardToJustPastItsExpiry() {
     long untilExpiry = Duration.ofMillis(700).toNanos();
-    assertThat(BucketOwnership.nextRoundIn(RETRY, OptionalLong.of(untilExpiry)))
+    assertThat(BucketOwnership.nextRoundIn(RETRY, 0, OptionalLong.of(untilExpiry)))
         .isGreaterThan(untilExpiry).isLessThan(untilExpiry + Duration.ofMillis(50).toNanos());
+  }
+
+  /** Rounds a retry period apart from start to start: a slow round does not delay the next. */
+  @Test
+  void theRetryPeriodCountsFromTheRoundsStart() {
+    long took = Duration.ofMillis(700).toNanos();
+    assertThat(BucketOwnership.nextRoundIn(RETRY, took, OptionalLong.empty())).isEqualTo(RETRY.toNanos() - took);
+    assertThat(BucketOwnership.nextRoundIn(RETRY, took, OptionalLong.of(Duration.ofMillis(300).toNanos())))
+        .isLessThan(Duration.ofMillis(350).toNanos());
+  }
+
+  /** A round longer than the period: the next comes a quarter period later, never at once. */
+  @Test
+  void aRoundLongerThanThePeriodIsFollowedByAQuarterOfOne() {
+    assertThat(BucketOwnership.nextRoundIn(RETRY, Duration.ofSeconds(3).toNanos(), OptionalLong.empty()))
+        .isEqualTo(RETRY.toNanos() / 4);
   }
 
   @Test
   void aLeaseExpiringLaterLeavesTheRetryPeriod() {
-    assertThat(BucketOwnership.nextRoundIn(RETRY, OptionalLong.of(Duration.ofSeconds(9).toNanos())))
+    assertThat(BucketOwnership.nextRoundIn(RETRY, 0, OptionalLong.of(Duration.ofSeconds(9).toNanos())))
         .isEqualTo(RETRY.toNanos());
   }
 
