@@ -3,6 +3,7 @@ package io.steward.operator.runtime;
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.informer.SharedIndexInformer;
+import io.kubernetes.client.informer.cache.Caches;
 import io.kubernetes.client.informer.cache.Lister;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -249,10 +250,8 @@ public final class KindInformer<T extends KubernetesObject> implements InformerC
     }
 
     private void check(T object) {
-      String namespace = object.getMetadata().getNamespace();
-      String name = object.getMetadata().getName();
-      if (BucketHash.bucketOf(namespace, name, buckets) != bucket) {
-        String key = namespace == null ? name : namespace + "/" + name;
+      if (BucketHash.bucketOf(object.getMetadata().getNamespace(), object.getMetadata().getName(), buckets) != bucket) {
+        String key = Caches.metaNamespaceKeyFunc(object);
         misfiled.misfiled(object, bucket, () -> runs(bucket, informer) && informer.getIndexer().getByKey(key) != null);
       }
     }

@@ -89,8 +89,7 @@ public final class MisfiledObjects implements Informers.MisfiledListener, AutoCl
 
   private <T extends KubernetesObject, L extends KubernetesListObject> KubernetesApiResponse<T> patch(
       WatchedKind<T, L> kind, String namespace, String name) {
-    GenericKubernetesApi<T, L> api = new GenericKubernetesApi<>(kind.type(), kind.listType(), kind.group(),
-        kind.version(), kind.plural(), client);
+    GenericKubernetesApi<T, L> api = kind.api(client);
     return namespace == null ? api.patch(name, V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH, REMOVE_LABEL)
         : api.patch(namespace, name, V1Patch.PATCH_FORMAT_JSON_MERGE_PATCH, REMOVE_LABEL);
   }
