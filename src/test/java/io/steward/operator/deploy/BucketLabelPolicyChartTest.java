@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.gson.JsonParser;
 import com.marcnuri.helm.LintResult;
 import io.steward.operator.runtime.BucketHash;
+import io.steward.operator.support.WebAppSpecGenerator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,8 +62,9 @@ class BucketLabelPolicyChartTest {
     assertThat(value(policy, "spec", "mutations")).asString().contains("string(variables.h" + (groups - 1) + ")");
 
     Random random = new Random(buckets);
+    WebAppSpecGenerator names = new WebAppSpecGenerator(buckets);
     for (int i = 0; i < 2_000; i++) {
-      String key = name(random, 1 + random.nextInt(63)) + "/" + name(random, 1 + random.nextInt(63));
+      String key = names.name(1 + random.nextInt(63)) + "/" + names.name(1 + random.nextInt(63));
       int state = Integer.parseInt(first.group(1));
       // The policy's groups: whole groups of 8 steps while any of the key is left, padded at its end.
       for (int k = 0; k < (key.length() + 7) / 8 * 8; k++) {
@@ -113,14 +115,5 @@ class BucketLabelPolicyChartTest {
   void lintsClean() {
     LintResult result = StewardChart.lint(Map.of("sharding", Map.of("enabled", true, "buckets", 32, "labelAtAdmission", true)));
     assertThat(result.isFailed()).as("helm lint --strict: %s", result.getMessages()).isFalse();
-  }
-
-  private static String name(Random random, int length) {
-    String alphabet = "abcdefghijklmnopqrstuvwxyz0123456789-";
-    StringBuilder text = new StringBuilder().append((char) ('a' + random.nextInt(26)));
-    for (int i = 1; i < length; i++) {
-      text.append(alphabet.charAt(random.nextInt(i == length - 1 ? alphabet.length() - 1 : alphabet.length())));
-    }
-    return text.toString();
   }
 }

@@ -36,7 +36,11 @@ public final class WebAppSpecGenerator {
   }
 
   public String name() {
-    int length = 1 + random.nextInt(40);
+    return name(1 + random.nextInt(40));
+  }
+
+  /** A DNS-1035 label of {@code length} characters, as a WebApp's name must be: a letter first, no '-' last. */
+  public String name(int length) {
     StringBuilder name = new StringBuilder().append((char) ('a' + random.nextInt(26)));
     for (int i = 1; i < length; i++) {
       String alphabet = i == length - 1 ? "abcdefghijklmnopqrstuvwxyz0123456789" : "abcdefghijklmnopqrstuvwxyz0123456789-";

@@ -12,6 +12,7 @@ import io.steward.operator.support.BucketLabelPolicy;
 import io.steward.operator.support.Crds;
 import io.steward.operator.support.InProcessOperator;
 import io.steward.operator.support.RawApi;
+import io.steward.operator.support.WebAppSpecGenerator;
 import io.steward.operator.support.WebApps;
 import io.steward.operator.webapp.api.WebApp;
 import io.steward.testing.cluster.AuditLog;
@@ -38,7 +39,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @LocalClusterTest(shape = LocalCluster.Shape.API)
 class BucketLabelPolicyIT {
-  private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789-";
   private static final int NAMES_PER_NAMESPACE = 120;
   private static final Duration CONVERGE = Duration.ofSeconds(60);
 
@@ -49,18 +49,19 @@ class BucketLabelPolicyIT {
     Crds.installWebAppCrd(admin);
     long seed = Long.getLong("steward.fuzz.seed", System.nanoTime());
     Random random = new Random(seed);
-    String shortest = createNamespace(admin, "b" + buckets + "-" + dnsLabel(random, 4));
-    String longest = createNamespace(admin, "l" + dnsLabel(random, 62));
+    WebAppSpecGenerator names = new WebAppSpecGenerator(seed);
+    String shortest = createNamespace(admin, "b" + buckets + "-" + names.name(4));
+    String longest = createNamespace(admin, names.name(63));
     List<String> namespaces = List.of(shortest, longest);
     try (BucketLabelPolicy policy = BucketLabelPolicy.install(admin, release(shortest, buckets), buckets, namespaces)) {
       Map<String, String> wrong = new HashMap<>();
       for (String ns : namespaces) {
         WebApps webApps = new WebApps(admin, ns);
-        List<String> names = new ArrayList<>(List.of("a", "z" + dnsLabel(random, 62), "a-" + "b".repeat(61)));
+        List<String> toCreate = new ArrayList<>(List.of("a", names.name(63), "a-" + "b".repeat(61)));
         for (int i = 0; i < NAMES_PER_NAMESPACE; i++) {
-          names.add(randomName(random));
+          toCreate.add(names.name(1 + random.nextInt(63)));
         }
-        for (String name : names.stream().distinct().toList()) {
+        for (String name : toCreate.stream().distinct().toList()) {
           WebApp created = webApps.create(name, WebApps.spec("nginx:1.27", 1, 80));
           String label = created.getMetadata().getLabels() == null ? null
               : created.getMetadata().getLabels().get(BucketHash.LABEL);
@@ -121,7 +122,8 @@ class BucketLabelPolicyIT {
       throws Exception {
     ApiClient admin = cluster.adminClient();
     Crds.installWebAppCrd(admin);
-    String ns = createNamespace(admin, "bl-p" + policyBuckets + "-s" + stewardBuckets + "-" + dnsLabel(new Random(), 4));
+    String ns = createNamespace(admin, "bl-p" + policyBuckets + "-s" + stewardBuckets + "-"
+        + new WebAppSpecGenerator(System.nanoTime()).name(4));
     WebApps webApps = new WebApps(admin, ns);
     try (BucketLabelPolicy policy = BucketLabelPolicy.install(admin, release(ns, policyBuckets), policyBuckets, List.of(ns));
         InProcessOperator operator = InProcessOperator.start(cluster, ns, "sharded-" + ns, Map.of(
@@ -163,22 +165,5 @@ class BucketLabelPolicyIT {
 
   private static String release(String ns, int buckets) {
     return "bl" + buckets + "-" + ns.substring(ns.length() - 4);
-  }
-
-  /** A DNS-1035 label, as a WebApp's name must be: a letter first, no '-' last, at most 63. */
-  private static String randomName(Random random) {
-    int length = 1 + random.nextInt(63);
-    return length == 1 ? String.valueOf((char) ('a' + random.nextInt(26)))
-        : (char) ('a' + random.nextInt(26)) + dnsLabel(random, length - 1);
-  }
-
-  /** {@code length} characters of a DNS label's alphabet, not ending in '-'. */
-  private static String dnsLabel(Random random, int length) {
-    StringBuilder text = new StringBuilder();
-    for (int i = 0; i < length; i++) {
-      int bound = i == length - 1 ? ALPHABET.length() - 1 : ALPHABET.length();
-      text.append(ALPHABET.charAt(random.nextInt(bound)));
-    }
-    return text.toString();
   }
 }
