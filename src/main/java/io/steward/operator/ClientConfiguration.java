@@ -30,11 +30,11 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The connection to the API server, found where client-java looks ({@code steward.kubeconfig}, then
  * KUBECONFIG, then ~/.kube/config, then the pod's service account), but built with credential
- * refresh: client-java-spring-integration's client reads a kubeconfig's token once, so a token file
- * that is rotated, or an exec plugin's cloud token that expires, would lock the operator out for
- * good. Every request passes the {@link WriteFence}, which needs this replica's {@link LeaseTerm},
- * and is timed ({@link ApiRequestMetrics}). The {@link SharedInformerFactory} is Steward's own: the
- * auto-configured one binds to client-java's static default client, not to the ApiClient bean.
+ * refresh: a client built once from a kubeconfig reads its token once, so a token file that is
+ * rotated, or an exec plugin's cloud token that expires, would lock the operator out for good. Every
+ * request passes the {@link WriteFence}, which needs this replica's {@link LeaseTerm}, and is timed
+ * ({@link ApiRequestMetrics}). The {@link SharedInformerFactory} is bound to these clients, not to
+ * client-java's static default client.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(StewardProperties.class)

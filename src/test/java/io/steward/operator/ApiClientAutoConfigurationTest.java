@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.sun.net.httpserver.HttpServer;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
-import io.kubernetes.client.spring.extended.controller.config.KubernetesInformerAutoConfiguration;
 import io.steward.operator.runtime.OperatorClients;
 import io.steward.operator.runtime.StewardProperties;
 import java.net.InetAddress;
@@ -26,24 +25,22 @@ import org.springframework.boot.validation.autoconfigure.ValidationAutoConfigura
 
 /**
  * Steward's ApiClient: found where client-java looks, and built so that a kubeconfig's token file or
- * exec plugin is read again; client-java-spring-integration's auto-configured client and informer
- * factory stand aside. What a token refresh sends is checked against a plain HTTP server on
- * loopback that records the Authorization headers (client behaviour only; the API server's side of
- * a rotated token is LifecycleIT's).
+ * exec plugin is read again; the only ApiClient and informer factory in the context. What a token
+ * refresh sends is checked against a plain HTTP server on loopback that records the Authorization
+ * headers (client behaviour only; the API server's side of a rotated token is LifecycleIT's).
  */
 class ApiClientAutoConfigurationTest {
   @EnableConfigurationProperties(StewardProperties.class)
   static class Properties {}
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
-      .withConfiguration(AutoConfigurations.of(ValidationAutoConfiguration.class, KubernetesInformerAutoConfiguration.class))
+      .withConfiguration(AutoConfigurations.of(ValidationAutoConfiguration.class))
       .withUserConfiguration(Properties.class, TracingConfiguration.class, ClientConfiguration.class)
       // the write fence counts its refusals
-      .withBean(io.micrometer.core.instrument.MeterRegistry.class, io.micrometer.core.instrument.simple.SimpleMeterRegistry::new)
-      .withPropertyValues("kubernetes.manifests.enabled=false");
+      .withBean(io.micrometer.core.instrument.MeterRegistry.class, io.micrometer.core.instrument.simple.SimpleMeterRegistry::new);
 
   @Test
-  void aConfiguredKubeconfigIsUsedAndTheAutoConfiguredBeansStandAside(@TempDir Path dir) throws Exception {
+  void aConfiguredKubeconfigIsUsedByBothClients(@TempDir Path dir) throws Exception {
     Path kubeconfig = kubeconfig(dir, "https://127.0.0.1:6443", "token: abc");
     runner.withPropertyValues("steward.kubeconfig=" + kubeconfig).run(context -> {
       assertThat(context).hasNotFailed();

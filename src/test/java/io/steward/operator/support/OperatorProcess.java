@@ -23,8 +23,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The operator jar that `mvn package` built, run as a separate {@code java -jar} process, as a pod
  * runs it: configured by environment and arguments, talking to the API server with the kubeconfig
- * it is given (through KUBECONFIG, so client-java-spring-integration's auto-configured ApiClient is
- * what connects), serving Actuator on a free loopback port, its output in a log file.
+ * it is given (through KUBECONFIG, as {@code ClientConfiguration} finds it), serving Actuator on a
+ * free loopback port, its output in a log file.
  *
  * <p>It cannot outlive the test JVM: it runs under a small shell that holds the read end of a pipe
  * whose write end only this JVM has; when this JVM closes it (on {@link #close()}, or by dying, even
