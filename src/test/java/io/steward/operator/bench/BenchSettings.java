@@ -53,7 +53,7 @@ import java.util.Map;
  * @param scalingLabelledReplicas the same with the chart's MutatingAdmissionPolicy labelling WebApps with
  *     their bucket as they are created (sharding.labelAtAdmission); empty skips them
  * @param scalingRestSeconds how long the scaling section watches the replicas at rest after convergence
- * @param only run just this section ({@code scaling}), or everything when empty
+ * @param only run just this section ({@code scaling}, {@code latency}, {@code startup}), or everything when empty
  * @param output where results.json and results.md go
  * @param clusterDir the benchmark's own local cluster
  */
@@ -68,6 +68,7 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
   /** The sections {@code -Dsteward.bench.only} can pick. */
   public static final String ONLY_SCALING = "scaling";
   public static final String ONLY_LATENCY = "latency";
+  public static final String ONLY_STARTUP = "startup";
 
   /**
    * The JVM's own defaults where the chart tunes them (C2 compilation, heap free ratios), added to
@@ -108,6 +109,7 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
         integer("steward.bench.latency-load", full || quick ? 1000 : 20),
         integer("steward.bench.startup-repeats", full ? 3 : 1),
         variants(System.getProperty("steward.bench.startup-variants", full
+            || System.getProperty("steward.bench.only", "").trim().equalsIgnoreCase(ONLY_STARTUP)
             ? "plain jar (no class-data sharing):jar;JVM defaults (C2):" + JVM_DEFAULTS
                 + ";plain jar, JVM defaults:jar " + JVM_DEFAULTS
             : "")),
@@ -147,11 +149,17 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
     return only.equals(ONLY_LATENCY);
   }
 
+  /** Whether start-up with 0 WebApps runs alone: the image and each start-up variant, taking turns. */
+  public boolean startupOnly() {
+    return only.equals(ONLY_STARTUP);
+  }
+
   private static String only(String value) {
     String section = value.trim().toLowerCase(Locale.ROOT);
-    if (!section.isEmpty() && !section.equals(ONLY_SCALING) && !section.equals(ONLY_LATENCY)) {
-      throw new IllegalArgumentException("steward.bench.only must be empty, " + ONLY_SCALING + " or " + ONLY_LATENCY
-          + ", not " + value);
+    if (!section.isEmpty() && !section.equals(ONLY_SCALING) && !section.equals(ONLY_LATENCY)
+        && !section.equals(ONLY_STARTUP)) {
+      throw new IllegalArgumentException("steward.bench.only must be empty, " + ONLY_SCALING + ", " + ONLY_LATENCY
+          + " or " + ONLY_STARTUP + ", not " + value);
     }
     return section;
   }

@@ -165,6 +165,11 @@ public final class StewardBenchmark {
       measureEverySection();
     } else if (settings.latencyOnly()) {
       results.latency = latency();
+    } else if (settings.startupOnly()) {
+      Map<String, List<String>> variants = new LinkedHashMap<>();
+      variants.put("the image", List.of());
+      variants.putAll(settings.startupVariants());
+      startupVariants(variants);
     }
     // 9. Sharding's scaling (issue 16), last: its tens of thousands of objects, although deleted,
     // stay in etcd's history until compaction and would weigh on the sections above.
@@ -236,7 +241,7 @@ public final class StewardBenchmark {
     results.latency = latency();
     results.startup.add(0, new BenchResults.Startup(0, Figure.of("s", startupEmpty), Figure.of("s", startupEmptyJvm)));
     // 7b. Start-up with other JVM options.
-    startupVariants();
+    startupVariants(settings.startupVariants());
   }
 
   // ---- 1. ceiling --------------------------------------------------------------------------------
@@ -832,8 +837,8 @@ public final class StewardBenchmark {
 
   // ---- 7b. start-up with other JVM options, side by side ----------------------------------------
 
-  private void startupVariants() throws Exception {
-    Map<String, List<String>> variants = settings.startupVariants();
+  /** Start-up with 0 WebApps under each variant's JVM options, the variants taking turns. */
+  private void startupVariants(Map<String, List<String>> variants) throws Exception {
     if (variants.isEmpty()) {
       return;
     }
@@ -933,10 +938,10 @@ public final class StewardBenchmark {
   OperatorProcess spawnOperator(String identity, Map<String, String> extra, boolean asImage,
       List<String> extraJvmOptions) {
     List<String> jvmOptions = new ArrayList<>(settings.jvmOptions());
-    jvmOptions.addAll(jvmOptionsIn(extraJvmOptions));
     if (asImage) {
       jvmOptions.addAll(image.jvmOptions());
     }
+    jvmOptions.addAll(jvmOptionsIn(extraJvmOptions)); // last, so that a variant may override the image's
     if (jvmOptions.stream().anyMatch(o -> o.startsWith("-XX:NativeMemoryTracking="))) {
       trackedOperators.add(identity);
     }
