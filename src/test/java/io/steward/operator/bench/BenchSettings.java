@@ -30,7 +30,8 @@ import java.util.Map;
  * @param latencyLoad WebApps converging during the loaded latency run
  * @param startupRepeats start-ups measured with the largest N existing
  * @param startupVariants JVM option sets (added to {@code jvmOptions}) whose start-up with 0 WebApps is
- *     compared side by side; the word {@code jar} runs the plain jar instead of the image's layout
+ *     compared side by side; the word {@code jar} runs the plain jar instead of the image's layout, the
+ *     word {@code token} authenticates with a ServiceAccount's token, as a pod does
  * @param startupVariantRepeats start-ups per variant
  * @param resyncPeriod steward.resync-period of the steady-state operator; it must outlast its start-up
  * @param creators client threads creating WebApps
@@ -75,6 +76,8 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
    * the chart's options to show what the tuning buys.
    */
   public static final String JVM_DEFAULTS = "-XX:TieredStopAtLevel=4 -XX:MinHeapFreeRatio=40 -XX:MaxHeapFreeRatio=70";
+  /** The image authenticating as a pod does, with a ServiceAccount token instead of a client certificate. */
+  public static final String POD_TOKEN = "image, ServiceAccount token:token";
 
   public static BenchSettings fromSystemProperties() {
     String mode = System.getProperty("steward.bench.mode", "smoke").toLowerCase(Locale.ROOT);
@@ -111,7 +114,7 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
         variants(System.getProperty("steward.bench.startup-variants", full
             || System.getProperty("steward.bench.only", "").trim().equalsIgnoreCase(ONLY_STARTUP)
             ? "plain jar (no class-data sharing):jar;JVM defaults (C2):" + JVM_DEFAULTS
-                + ";plain jar, JVM defaults:jar " + JVM_DEFAULTS
+                + ";plain jar, JVM defaults:jar " + JVM_DEFAULTS + ";" + POD_TOKEN
             : "")),
         integer("steward.bench.startup-variant-repeats", full ? 3 : 2),
         System.getProperty("steward.bench.resync-period", full ? "90s" : quick ? "20s" : "5s"),

@@ -12,7 +12,12 @@ import io.kubernetes.client.openapi.models.V1Deployment;
 import io.kubernetes.client.openapi.models.V1DeploymentList;
 import io.kubernetes.client.openapi.models.V1Namespace;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.openapi.apis.RbacAuthorizationV1Api;
+import io.kubernetes.client.openapi.models.RbacV1Subject;
+import io.kubernetes.client.openapi.models.V1ClusterRoleBinding;
+import io.kubernetes.client.openapi.models.V1RoleRef;
 import io.kubernetes.client.openapi.models.V1Service;
+import io.kubernetes.client.openapi.models.V1ServiceAccount;
 import io.kubernetes.client.openapi.models.V1ServiceList;
 import io.kubernetes.client.util.PatchUtils;
 import io.kubernetes.client.util.generic.GenericKubernetesApi;
@@ -21,6 +26,7 @@ import io.steward.operator.support.Crds;
 import io.steward.operator.support.OperatorProcess;
 import io.steward.operator.support.WebApps;
 import io.steward.operator.deploy.ContainerImage;
+import io.steward.operator.deploy.ServiceAccountAccess;
 import io.steward.operator.runtime.ReadYourWritesCache;
 import io.steward.operator.webapp.DeploymentResource;
 import io.steward.operator.webapp.ServiceResource;
@@ -98,6 +104,7 @@ public final class StewardBenchmark {
   LocalCluster cluster;
   ApiClient admin;
   private Path operatorKubeconfig;
+  private Path podKubeconfig;
   Observer observer;
   AuditLog audit;
   private final List<Double> startupEmpty = new ArrayList<>();
@@ -847,9 +854,10 @@ public final class StewardBenchmark {
       int index = 0;
       for (Map.Entry<String, List<String>> variant : variants.entrySet()) {
         boolean plainJar = variant.getValue().contains("jar");
-        List<String> options = variant.getValue().stream().filter(o -> !o.equals("jar")).toList();
+        boolean token = variant.getValue().contains("token");
+        List<String> options = variant.getValue().stream().filter(o -> !o.equals("jar") && !o.equals("token")).toList();
         Operator op = startOperator("bench-startup-v" + (index++) + "-" + k, Map.of(), image != null && !plainJar,
-            options);
+            options, token ? podKubeconfig() : operatorKubeconfig);
         double[] memory = memory(op.process, true);
         samples.computeIfAbsent(variant.getKey(), key -> new ArrayList<>())
             .add(new double[] {op.secondsToReady, op.jvmReportedSeconds(), memory[3] / MIB, memory[2] / MIB});
@@ -911,8 +919,13 @@ public final class StewardBenchmark {
    */
   private Operator startOperator(String identity, Map<String, String> extra, boolean asImage,
       List<String> extraJvmOptions) {
+    return startOperator(identity, extra, asImage, extraJvmOptions, operatorKubeconfig);
+  }
+
+  private Operator startOperator(String identity, Map<String, String> extra, boolean asImage,
+      List<String> extraJvmOptions, Path kubeconfig) {
     long spawn = System.nanoTime();
-    OperatorProcess process = spawnOperator(identity, extra, asImage, extraJvmOptions);
+    OperatorProcess process = spawnOperator(identity, extra, asImage, extraJvmOptions, kubeconfig);
     long deadline = spawn + TimeUnit.SECONDS.toNanos(180);
     while (!process.isReady()) {
       requireRunning(process, deadline);
@@ -937,6 +950,11 @@ public final class StewardBenchmark {
    */
   OperatorProcess spawnOperator(String identity, Map<String, String> extra, boolean asImage,
       List<String> extraJvmOptions) {
+    return spawnOperator(identity, extra, asImage, extraJvmOptions, operatorKubeconfig);
+  }
+
+  private OperatorProcess spawnOperator(String identity, Map<String, String> extra, boolean asImage,
+      List<String> extraJvmOptions, Path kubeconfig) {
     List<String> jvmOptions = new ArrayList<>(settings.jvmOptions());
     if (asImage) {
       jvmOptions.addAll(image.jvmOptions());
@@ -945,14 +963,35 @@ public final class StewardBenchmark {
     if (jvmOptions.stream().anyMatch(o -> o.startsWith("-XX:NativeMemoryTracking="))) {
       trackedOperators.add(identity);
     }
-    Path jar = asImage ? image.jar() : OperatorProcess.jar();
-    Path directory = asImage ? image.app() : null;
     Map<String, String> properties = new LinkedHashMap<>(settings.operatorProperties());
     properties.put("steward.leader-election.lease-namespace", "default");
     properties.putAll(extra);
     operatorCount++;
-    return OperatorProcess.start(operatorKubeconfig, identity, directory, jar, jvmOptions, properties,
-        environmentIn(extraJvmOptions));
+    return asImage
+        ? OperatorProcess.start(kubeconfig, identity, image.app(), image.jar(), jvmOptions, properties,
+            environmentIn(extraJvmOptions))
+        : OperatorProcess.startPlainJar(kubeconfig, identity, jvmOptions, properties, environmentIn(extraJvmOptions));
+  }
+
+  /**
+   * A kubeconfig with a ServiceAccount's bound token in a file, as a pod authenticates (the other
+   * runs use a client certificate, whose private key client-java reads with BouncyCastle); the
+   * account is bound to cluster-admin. Made on first use.
+   */
+  private Path podKubeconfig() throws ApiException {
+    if (podKubeconfig == null) {
+      String account = "steward-bench-pod";
+      new CoreV1Api(admin).createNamespacedServiceAccount("default",
+          new V1ServiceAccount().metadata(new V1ObjectMeta().name(account))).execute();
+      new RbacAuthorizationV1Api(admin).createClusterRoleBinding(new V1ClusterRoleBinding()
+          .metadata(new V1ObjectMeta().name(account))
+          .roleRef(new V1RoleRef().apiGroup("rbac.authorization.k8s.io").kind("ClusterRole").name("cluster-admin"))
+          .subjects(List.of(new RbacV1Subject().kind("ServiceAccount").name(account).namespace("default"))))
+          .execute();
+      podKubeconfig = new ServiceAccountAccess(admin, "default", account).writeKubeconfig(cluster,
+          settings.output().resolve("pod.kubeconfig").toAbsolutePath());
+    }
+    return podKubeconfig;
   }
 
   /** The words of a JVM variant that are JVM options, not environment variables. */

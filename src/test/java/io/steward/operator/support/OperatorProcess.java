@@ -73,11 +73,6 @@ public final class OperatorProcess implements AutoCloseable {
     return start(cluster.kubeconfigFor("steward-operator"), identity, properties, TEST_JVM_OPTIONS);
   }
 
-  /** The jar `mvn package` built. */
-  public static Path jar() {
-    return JAR;
-  }
-
   public static OperatorProcess start(Path kubeconfig, String identity, Map<String, String> properties,
       List<String> jvmOptions) {
     return start(kubeconfig, identity, JAR, jvmOptions, properties);
@@ -108,11 +103,27 @@ public final class OperatorProcess implements AutoCloseable {
   /** The same, with more environment variables (MALLOC_ARENA_MAX for a memory comparison, say). */
   public static OperatorProcess start(Path kubeconfig, String identity, Path directory, Path jar,
       List<String> jvmOptions, Map<String, String> properties, Map<String, String> extraEnv) {
+    return start(kubeconfig, identity, directory, jar, directory == null && jar.equals(JAR), jvmOptions, properties,
+        extraEnv);
+  }
+
+  /**
+   * The jar `mvn package` built, run as it is ({@code java -jar}, no extraction, no class-data archive,
+   * no ENTRYPOINT options), to show what the image's layout is worth.
+   */
+  public static OperatorProcess startPlainJar(Path kubeconfig, String identity, List<String> jvmOptions,
+      Map<String, String> properties, Map<String, String> extraEnv) {
+    return start(kubeconfig, identity, null, JAR, false, jvmOptions, properties, extraEnv);
+  }
+
+  private static OperatorProcess start(Path kubeconfig, String identity, Path directory, Path jar, boolean asImage,
+      List<String> jvmOptions, Map<String, String> properties, Map<String, String> extraEnv) {
     List<String> args = new ArrayList<>(List.of("--steward.leader-election.identity=" + identity));
     properties.forEach((key, value) -> args.add("--" + key + "=" + value));
     Map<String, String> env = new LinkedHashMap<>(extraEnv);
     env.put("KUBECONFIG", kubeconfig.toAbsolutePath().toString());
-    return start(identity, directory, jar, env, jvmOptions, args, Path.of("target", "operators", identity + ".log"));
+    return start(identity, directory, jar, asImage, env, jvmOptions, args,
+        Path.of("target", "operators", identity + ".log"));
   }
 
   /**
@@ -121,11 +132,12 @@ public final class OperatorProcess implements AutoCloseable {
    */
   public static OperatorProcess start(String identity, Map<String, String> env, List<String> jvmOptions,
       List<String> args, Path log) {
-    return start(identity, null, JAR, env, jvmOptions, args, log);
+    return start(identity, null, JAR, true, env, jvmOptions, args, log);
   }
 
-  private static OperatorProcess start(String identity, Path directory, Path jar, Map<String, String> env,
-      List<String> jvmOptions, List<String> args, Path log) {
+  /** {@code asImage}: {@link #JAR} laid out and started as the image runs it ({@link OperatorImage}). */
+  private static OperatorProcess start(String identity, Path directory, Path jar, boolean asImage,
+      Map<String, String> env, List<String> jvmOptions, List<String> args, Path log) {
     if (!Files.isRegularFile(directory == null ? jar : directory.resolve(jar))) {
       throw new IllegalStateException(jar + " does not exist: run `mvn package` (failsafe runs after it in `mvn verify`)");
     }
@@ -134,7 +146,7 @@ public final class OperatorProcess implements AutoCloseable {
     List<String> command = new ArrayList<>(List.of("sh", "-c", GUARD, "operator-guard"));
     command.add(java);
     command.addAll(jvmOptions);
-    if (directory == null && jar.equals(JAR)) {
+    if (asImage) {
       // The jar this build made runs as the image runs it: extracted, with its class-data archive.
       directory = OperatorImage.directoryFor(jar, java, jvmOptions);
       jar = Path.of(OperatorImage.JAR);
