@@ -37,8 +37,9 @@ import org.springframework.context.annotation.Configuration;
  * them when it goes, and record an Event on its Lease.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = "steward.sharding.enabled", havingValue = "true")
+@ConditionalOnProperty(name = ShardingConfiguration.ENABLED, havingValue = "true")
 public class ShardingConfiguration {
+  static final String ENABLED = "steward.sharding.enabled";
 
   @Bean
   BucketTerms bucketTerms(StewardProperties properties) {

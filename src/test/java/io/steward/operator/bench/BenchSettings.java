@@ -76,6 +76,8 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
    * the chart's options to show what the tuning buys.
    */
   public static final String JVM_DEFAULTS = "-XX:TieredStopAtLevel=4 -XX:MinHeapFreeRatio=40 -XX:MaxHeapFreeRatio=70";
+  /** The image without the bean definitions Spring AOT prepared (with the archive of the image, made with them). */
+  public static final String WITHOUT_AOT = "image without Spring AOT:-Dspring.aot.enabled=false";
   /** The image authenticating as a pod does, with a ServiceAccount token instead of a client certificate. */
   public static final String POD_TOKEN = "image, ServiceAccount token:token";
 
@@ -114,7 +116,7 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
         variants(System.getProperty("steward.bench.startup-variants", full
             || System.getProperty("steward.bench.only", "").trim().equalsIgnoreCase(ONLY_STARTUP)
             ? "plain jar (no class-data sharing):jar;JVM defaults (C2):" + JVM_DEFAULTS
-                + ";plain jar, JVM defaults:jar " + JVM_DEFAULTS + ";" + POD_TOKEN
+                + ";plain jar, JVM defaults:jar " + JVM_DEFAULTS + ";" + WITHOUT_AOT + ";" + POD_TOKEN
             : "")),
         integer("steward.bench.startup-variant-repeats", full ? 3 : 2),
         System.getProperty("steward.bench.resync-period", full ? "90s" : quick ? "20s" : "5s"),

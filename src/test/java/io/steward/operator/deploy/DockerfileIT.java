@@ -1,5 +1,6 @@
 package io.steward.operator.deploy;
 
+import io.steward.operator.support.OperatorImage;
 import io.steward.operator.support.OperatorProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -103,7 +104,9 @@ class DockerfileIT {
     try (var libs = Files.list(app.resolve("lib"))) {
       assertThat(libs.filter(p -> p.getFileName().toString().startsWith("client-java-"))).isNotEmpty();
     }
-    assertThat(image.entrypoint()).containsExactly("java", "-XX:SharedArchiveFile=steward.jsa", "-jar", "steward.jar");
+    assertThat(image.entrypoint()).containsExactly("java", "-XX:SharedArchiveFile=steward.jsa",
+        "-Dspring.aot.enabled=true", "-jar", "steward.jar");
+    assertThat(image.entrypoint().subList(1, 3)).as("what the tests' operators run").isEqualTo(OperatorImage.ENTRYPOINT_OPTIONS);
     assertThat(app.resolve("steward.jsa")).as("the archive the training run made").isRegularFile();
 
     List<String> command = new ArrayList<>(assembled.entrypoint());
@@ -125,10 +128,55 @@ class DockerfileIT {
       assertThat(process.exitValue()).as(output).isNotZero();
       assertThat(output).contains("Picked up JAVA_TOOL_OPTIONS: -XX:MaxRAMPercentage=")
           .contains("Mapped dynamic region")
-          .contains("Starting StewardApplication").contains("No Kubernetes API server configured");
+          .contains("Starting AOT-processed StewardApplication").contains("No Kubernetes API server configured");
     } finally {
       process.descendants().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();
     }
+  }
+
+  /**
+   * The image starts with the bean definitions Spring AOT prepared for the packaged settings; a
+   * setting that selects other beans must not be ignored. Sharding on, as the chart sets it, must
+   * give {@code /actuator/shards}, which the prepared definitions lack; sharding off keeps them. The
+   * kubeconfig points nowhere: the beans, not the cluster, are under test.
+   */
+  @Test
+  void theEntrypointSetsThePreparedBeansAsideWhenTheSettingsSelectOthers() throws Exception {
+    ContainerImage.Assembled assembled = image.assemble(Path.of("target", "dockerfile-it-aot").toAbsolutePath());
+    Path nowhere = Path.of("src", "main", "docker", "cds-training.kubeconfig");
+    Map<String, String> env = Map.of("JAVA_TOOL_OPTIONS", image.javaToolOptions());
+    try (OperatorProcess sharded = OperatorProcess.start(nowhere, "dockerfile-it-sharded", assembled.app(),
+        assembled.jar(), assembled.jvmOptions(), Map.of(), merged(env, "STEWARD_SHARDING_ENABLED", "true"));
+        OperatorProcess leader = OperatorProcess.start(nowhere, "dockerfile-it-leader", assembled.app(),
+            assembled.jar(), assembled.jvmOptions(), Map.of(), merged(env, "STEWARD_SHARDING_ENABLED", "false"))) {
+      assertThat(answer(sharded, "/actuator/shards").code()).as(sharded.logTail(30)).isEqualTo(200);
+      assertThat(Files.readString(sharded.log()))
+          .contains("Bean definitions resolved at start, not those prepared at build time: "
+              + "steward.sharding.enabled is true")
+          .contains("Starting StewardApplication").doesNotContain("AOT-processed");
+
+      assertThat(answer(leader, "/actuator/leader").code()).as(leader.logTail(30)).isEqualTo(200);
+      assertThat(leader.get("/actuator/shards").code()).isEqualTo(404);
+      assertThat(Files.readString(leader.log())).contains("Starting AOT-processed StewardApplication")
+          .doesNotContain("Bean definitions resolved at start");
+    }
+  }
+
+  private static Map<String, String> merged(Map<String, String> env, String name, String value) {
+    Map<String, String> merged = new java.util.LinkedHashMap<>(env);
+    merged.put(name, value);
+    return merged;
+  }
+
+  /** The first answer to GET {@code path} once the process serves HTTP (within a minute). */
+  private static OperatorProcess.Response answer(OperatorProcess process, String path) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+    OperatorProcess.Response response = process.get(path);
+    while (response.code() == 0 && process.isRunning() && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+      response = process.get(path);
+    }
+    return response;
   }
 }

@@ -15,11 +15,15 @@ import java.util.concurrent.TimeUnit;
  * The operator jar laid out as the image runs it: extracted (`java -Djarmode=tools extract`) beside a
  * class-data-sharing archive from a training run, made once per build of the jar and reused by every
  * process a test starts. Tests start many replicas; mapping the archived classes instead of loading
- * them again shortens each start as it does in a pod, and the tests run what the image runs.
+ * them again shortens each start as it does in a pod, and the tests run what the image runs: with the
+ * ENTRYPOINT's options, Spring AOT's bean definitions included.
  */
-final class OperatorImage {
+public final class OperatorImage {
   static final String JAR = "steward.jar";
   static final String ARCHIVE = "steward.jsa";
+  /** The JVM options of the Dockerfile's ENTRYPOINT, which {@code DockerfileIT} holds it to. */
+  public static final List<String> ENTRYPOINT_OPTIONS = List.of("-XX:SharedArchiveFile=" + ARCHIVE,
+      "-Dspring.aot.enabled=true");
   private static final Path TRAINING_KUBECONFIG = Path.of("src", "main", "docker", "cds-training.kubeconfig");
 
   private static Path prepared;
@@ -54,7 +58,7 @@ final class OperatorImage {
     run(directory, List.of(java, "-Djarmode=tools", "-jar", jar.toAbsolutePath().toString(), "extract",
         "--application-filename", JAR, "--destination", directory.toString(), "--force"));
     List<String> training = new ArrayList<>(List.of(java, "-XX:ArchiveClassesAtExit=" + ARCHIVE, "-Xlog:cds=error",
-        "-Dspring.context.exit=onRefresh"));
+        "-Dspring.aot.enabled=true", "-Dspring.context.exit=onRefresh"));
     training.addAll(jvmOptions);
     training.addAll(List.of("-jar", JAR));
     run(directory, training);

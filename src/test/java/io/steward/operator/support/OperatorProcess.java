@@ -150,7 +150,7 @@ public final class OperatorProcess implements AutoCloseable {
       // The jar this build made runs as the image runs it: extracted, with its class-data archive.
       directory = OperatorImage.directoryFor(jar, java, jvmOptions);
       jar = Path.of(OperatorImage.JAR);
-      command.add("-XX:SharedArchiveFile=" + OperatorImage.ARCHIVE);
+      command.addAll(OperatorImage.ENTRYPOINT_OPTIONS);
     }
     command.addAll(List.of("-jar", directory == null ? jar.toAbsolutePath().toString() : jar.toString(),
         "--server.port=" + port, "--server.address=127.0.0.1"));
