@@ -56,7 +56,9 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Hand-over:</b> a bucket whose desired owner is now someone else is released: its work is
  *       refused from then on ({@link #accepts}), its term ends (writes of passes still running are
  *       refused: they are abandoned, and the next owner redoes them), the writes already sent are
- *       awaited, and only then is the Lease's holder emptied.
+ *       awaited, and only then is the Lease's holder emptied, naming the replica it is released for
+ *       ({@link #RELEASED_FOR}). That replica may take it at once, even in the first rounds of
+ *       membership in which it takes nothing else.
  *   <li>Losing a bucket (its term ran out, someone else holds the Lease) only stops its work; the
  *       process goes on with its other buckets and campaigns again.
  * </ul>
@@ -75,8 +77,16 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   public static final String LEASE_LABEL = "steward.io/shard-lease";
   static final String MEMBER_PREFIX = "steward-member-";
   static final String BUCKET_PREFIX = "steward-bucket-";
-  /** Rounds of membership only after start, so that replicas starting together see each other first. */
-  private static final int ROUNDS_BEFORE_TAKING = 2;
+  /**
+   * Periodic rounds of membership only after start, so that replicas starting together see each other
+   * before taking free buckets; a bucket released for this replica is taken sooner.
+   */
+  static final int ROUNDS_BEFORE_TAKING = 2;
+  /**
+   * Annotation of a released bucket Lease: the replica its last holder released it for, which was
+   * live then and is the bucket's owner in the holder's view of the members.
+   */
+  public static final String RELEASED_FOR = "steward.io/released-for";
   static final int LEASE_WRITERS = 8;
 
   /** What a move of a bucket is, for logs, Events and metrics. */
@@ -133,7 +143,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   private volatile Map<Integer, String> holders = Map.of();
   private volatile List<String> liveMembers = List.of();
   private volatile boolean stopped;
-  private volatile int rounds;
+  private volatile int periodicRounds;
   /** Leases other replicas hold, as the last round read them: the next round comes when the first expires. */
   private List<String> heldByOthers = List.of();
   private String yieldingTo = "";
@@ -202,6 +212,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
    */
   private void roundThenNext() {
     long began = expiry.now();
+    periodicRounds++;
     round();
     try {
       thread.schedule(this::roundThenNext,
@@ -215,10 +226,11 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   /**
    * A round now, besides the periodic ones, for a change that should not wait for the next one (a
    * bucket released by its holder). Requests made while one is pending share it; none before this
-   * replica has seen its peers for the rounds that precede any taking.
+   * replica's first round has announced it. It does not count among the periodic rounds that must
+   * pass before this replica takes buckets that were not released for it.
    */
   public void roundSoon() {
-    if (stopped || rounds <= ROUNDS_BEFORE_TAKING || !earlyRoundPending.compareAndSet(false, true)) {
+    if (stopped || periodicRounds < 1 || !earlyRoundPending.compareAndSet(false, true)) {
       return;
     }
     try {
@@ -259,6 +271,11 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
 
   public String identity() {
     return identity;
+  }
+
+  /** The periodic rounds this replica has begun. */
+  int periodicRounds() {
+    return periodicRounds;
   }
 
   public int buckets() {
@@ -337,7 +354,8 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
       Map<Integer, String> desired = BucketAssignment.assign(terms.buckets(), live);
       assignment = desired;
       Map<Integer, String> seenHolders = new TreeMap<>();
-      boolean mayTake = ++rounds > ROUNDS_BEFORE_TAKING && ready.getAsBoolean() && !leader.anyHeld();
+      boolean seenPeers = periodicRounds > ROUNDS_BEFORE_TAKING;
+      boolean mayTake = ready.getAsBoolean() && !leader.anyHeld();
       List<Callable<Taken>> takes = new ArrayList<>();
       for (int bucket = 0; bucket < terms.buckets(); bucket++) {
         int b = bucket;
@@ -352,7 +370,8 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
           // Not awaited: the round ends without them, so that the next one, due when another
           // replica's Lease expires, is not held up by renewals on a slow API server.
           renewOrLet(b, () -> keepOrLet(b, lease, holder, wanted, leader));
-        } else if (mayTake && identity.equals(wanted) && isFree(lease, holder)) {
+        } else if (mayTake && identity.equals(wanted)
+            && (seenPeers ? isFree(lease, holder) : releasedFor(identity, lease, holder))) {
           takes.add(() -> take(b, lease, holder));
         }
       }
@@ -457,6 +476,12 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     return List.copyOf(live);
   }
 
+  /** Whether the Lease's last holder released it for {@code replica}. */
+  static boolean releasedFor(String replica, V1Lease lease, String holder) {
+    return lease != null && holder.isEmpty() && lease.getMetadata().getAnnotations() != null
+        && replica.equals(lease.getMetadata().getAnnotations().get(RELEASED_FOR));
+  }
+
   private boolean isFree(V1Lease lease, String holder) {
     return lease == null || holder.isEmpty() || holder.equals(identity)
         || expiry.expired(lease.getMetadata().getName());
@@ -521,13 +546,13 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
       // Whatever else holds: a release would carry the version of the other holder's take.
       lose(bucket, term, holder.isEmpty() ? "its Lease was released or deleted" : "taken by " + holder);
     } else if (leader.anyHeld()) {
-      release(bucket, term, lease, "the leader " + leader.describeHeld());
+      release(bucket, term, lease, null, "for the leader " + leader.describeHeld());
     } else if (localGuard && !term.isValid()) {
       // Lapsed (a pause, a slow API server): the gate has been dropping the bucket's requests. Lost
       // now and, if the Lease is still ours, taken again next round, which queues the bucket anew.
       lose(bucket, term, "its term ran out before a renewal succeeded");
     } else if (!identity.equals(wanted)) {
-      release(bucket, term, lease, wanted);
+      release(bucket, term, lease, wanted, "for " + wanted);
     } else {
       long sentAt = term.now();
       lease.getSpec().renewTime(now());
@@ -542,6 +567,8 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
 
   /** Writes the bucket's Lease naming this replica; the term is granted only once the leader check passed. */
   private Taken take(int bucket, V1Lease lease, String holder) {
+    String from = releasedFor(identity, lease, holder) ? "released for this replica" : holder.isEmpty() ? "free"
+        : holder.equals(identity) ? "this replica's own Lease" : "from " + holder + ", whose Lease expired";
     LeaseTerm term = terms.termToGrant(bucket);
     long sentAt = term.now();
     V1Lease written;
@@ -550,6 +577,9 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
         written = leases.createNamespacedLease(namespace, newLease(bucketLease(bucket), "bucket", bucket)).execute();
       } else {
         V1LeaseSpec spec = lease.getSpec();
+        if (lease.getMetadata().getAnnotations() != null) {
+          lease.getMetadata().getAnnotations().remove(RELEASED_FOR);
+        }
         boolean transition = !identity.equals(holder);
         spec.holderIdentity(identity).acquireTime(now()).renewTime(now())
             .leaseDurationSeconds((int) leaseDuration.toSeconds())
@@ -560,8 +590,6 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
       log.debug("Bucket {} not taken (HTTP {}): another replica was faster", bucket, e.getCode());
       return null;
     }
-    String from = holder.isEmpty() ? "free" : holder.equals(identity) ? "this replica's own Lease"
-        : "from " + holder + ", whose Lease expired";
     return new Taken(bucket, term, sentAt, written, from);
   }
 
@@ -620,14 +648,15 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   /**
    * Stop taking the bucket's work, end its term (what is still running is refused at its next write),
    * wait for the writes already sent, then empty the Lease's holder. Left to expire instead when the
-   * writes are not answered in time: then nothing is released while something may still land.
+   * writes are not answered in time: then nothing is released while something may still land. The
+   * Lease names {@code forReplica} (null: no replica) as the one it is released for.
    */
-  private void release(int bucket, LeaseTerm term, V1Lease lease, String to) {
+  private void release(int bucket, LeaseTerm term, V1Lease lease, String forReplica, String detail) {
     owned.set(bucket, 0);
     term.end();
     try {
       if (!fence.awaitWritesAnswered(term, retryPeriod)) {
-        moved(bucket, Move.RELEASED, "for " + to + ", left to expire: writes still unanswered");
+        moved(bucket, Move.RELEASED, detail + ", left to expire: writes still unanswered");
         return;
       }
     } catch (InterruptedException e) {
@@ -635,11 +664,16 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
       return;
     }
     lease.getSpec().holderIdentity("").renewTime(now());
+    if (forReplica != null) {
+      lease.getMetadata().putAnnotationsItem(RELEASED_FOR, forReplica);
+    } else if (lease.getMetadata().getAnnotations() != null) {
+      lease.getMetadata().getAnnotations().remove(RELEASED_FOR);
+    }
     try {
       leases.replaceNamespacedLease(lease.getMetadata().getName(), namespace, lease).execute();
-      moved(bucket, Move.RELEASED, "for " + to);
+      moved(bucket, Move.RELEASED, detail);
     } catch (ApiException e) {
-      moved(bucket, Move.RELEASED, "for " + to + ", left to expire: the release failed (HTTP " + e.getCode() + ")");
+      moved(bucket, Move.RELEASED, detail + ", left to expire: the release failed (HTTP " + e.getCode() + ")");
     }
   }
 

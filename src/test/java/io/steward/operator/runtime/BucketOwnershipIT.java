@@ -3,7 +3,10 @@ package io.steward.operator.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoordinationV1Api;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.models.V1Namespace;
 import io.kubernetes.client.openapi.models.V1Lease;
 import io.kubernetes.client.openapi.models.V1LeaseSpec;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
@@ -12,9 +15,14 @@ import io.steward.testing.cluster.LocalCluster;
 import io.steward.testing.cluster.LocalClusterTest;
 import io.steward.testing.cluster.TestNamespace;
 import java.time.Duration;
+import io.kubernetes.client.openapi.ApiClient;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -73,5 +81,105 @@ class BucketOwnershipIT {
     } finally {
       ownership.stop(Duration.ofSeconds(5));
     }
+  }
+
+  /**
+   * A replica that joins takes nothing free in its first periodic rounds (replicas starting together
+   * see each other first), but what a live owner released for it, it takes at once: a scale-up then
+   * waits for the owner's hand-over, not for the joiner's third round as well. Judged by the rounds the
+   * joiner had run when it took its first bucket; the owner's Leases as the API server keeps them.
+   */
+  @Test
+  void aJoinerTakesWhatWasReleasedForItBeforeItsThirdRound(LocalCluster cluster, TestNamespace namespace)
+      throws Exception {
+    Duration retry = Duration.ofSeconds(3);
+    Duration lease = Duration.ofSeconds(9);
+    int buckets = 4;
+    String ns = namespaceOfItsOwn(cluster, namespace, "join");
+    BucketOwnership owner = replica(cluster, ns, "a", buckets, lease, retry, new CopyOnWriteArrayList<>());
+    owner.start();
+    List<String> joinerMoves = new CopyOnWriteArrayList<>();
+    BucketOwnership joiner = replica(cluster, ns, "b", buckets, lease, retry, joinerMoves);
+    try {
+      await().atMost(Duration.ofSeconds(30)).until(() -> owner.owned().size() == buckets);
+      joiner.start();
+      Set<Integer> joinersShare = BucketAssignment.assign(buckets, List.of("a", "b")).entrySet().stream()
+          .filter(e -> e.getValue().equals("b")).map(Map.Entry::getKey).collect(Collectors.toSet());
+      assertThat(joinersShare).as("the assignment gives the joiner some buckets").isNotEmpty();
+      await().atMost(Duration.ofSeconds(30)).until(() -> joiner.owned().containsAll(joinersShare));
+
+      assertThat(joinerMoves).as("the joiner's takes, each with its periodic rounds then").isNotEmpty()
+          .allSatisfy(move -> assertThat(move).startsWith("ACQUIRED released for this replica"));
+      assertThat(joinerMoves.get(0)).as("the first take came before the joiner's third round")
+          .matches("ACQUIRED released for this replica after round [12]");
+      CoordinationV1Api leases = new CoordinationV1Api(cluster.adminClient());
+      for (int bucket : joinersShare) {
+        V1Lease taken = leases.readNamespacedLease(BucketOwnership.bucketLease(bucket), ns).execute();
+        assertThat(taken.getSpec().getHolderIdentity()).isEqualTo("b");
+        assertThat(taken.getMetadata().getAnnotations()).as("a taken Lease names no one it was released for")
+            .doesNotContainKey(BucketOwnership.RELEASED_FOR);
+      }
+    } finally {
+      joiner.stop(Duration.ofSeconds(5));
+      owner.stop(Duration.ofSeconds(5));
+    }
+  }
+
+  /**
+   * Leases released for no one (a graceful stop) or for another replica are taken only from the third
+   * periodic round on, as before: a replica starting beside others must not take everything first.
+   */
+  @Test
+  void aLeaseReleasedForNoOneOrAnotherWaitsForTheThirdRound(LocalCluster cluster, TestNamespace namespace)
+      throws Exception {
+    String ns = namespaceOfItsOwn(cluster, namespace, "released");
+    CoordinationV1Api leases = new CoordinationV1Api(cluster.adminClient());
+    for (int bucket = 0; bucket < 2; bucket++) {
+      V1ObjectMeta metadata = new V1ObjectMeta().name(BucketOwnership.bucketLease(bucket))
+          .putLabelsItem(BucketOwnership.LEASE_LABEL, "bucket");
+      if (bucket == 1) {
+        metadata.putAnnotationsItem(BucketOwnership.RELEASED_FOR, "another-replica");
+      }
+      leases.createNamespacedLease(ns, new V1Lease().metadata(metadata)
+          .spec(new V1LeaseSpec().holderIdentity("").leaseDurationSeconds(6))).execute();
+    }
+    List<String> moves = new CopyOnWriteArrayList<>();
+    BucketOwnership alone = replica(cluster, ns, "c", 2, LEASE, RETRY, moves);
+    alone.start();
+    try {
+      await().atMost(Duration.ofSeconds(20)).until(() -> alone.owned().size() == 2);
+      assertThat(moves).hasSize(2).allSatisfy(move -> assertThat(move).isEqualTo("ACQUIRED free after round "
+          + (BucketOwnership.ROUNDS_BEFORE_TAKING + 1)));
+    } finally {
+      alone.stop(Duration.ofSeconds(5));
+    }
+  }
+
+  /**
+   * One replica's ownership of {@code buckets} in the namespace, watching the shard Leases as Steward
+   * does; {@code moves} records each move of its buckets with the periodic rounds it had run then.
+   */
+  private static BucketOwnership replica(LocalCluster cluster, String namespace, String identity, int buckets,
+      Duration lease, Duration retry, List<String> moves) {
+    BucketTerms terms = new BucketTerms(buckets, lease.minus(retry), retry);
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    AtomicReference<BucketOwnership> self = new AtomicReference<>();
+    ApiClient watches = LocalCluster.clientFor(cluster.kubeconfigFor("bucket-ownership-" + identity),
+        "bucket-ownership-it/" + identity).setReadTimeout(0);
+    BucketOwnership ownership = new BucketOwnership(new CoordinationV1Api(cluster.adminClient()), namespace,
+        identity, terms, new WriteFence(terms, true, registry), lease, retry, true, () -> true,
+        new RivalLeases(List::of, lease), registry,
+        (bucket, move, detail) -> moves.add(move + " " + detail + " after round " + self.get().periodicRounds()));
+    self.set(ownership);
+    return ownership.watchingLeases(watches);
+  }
+
+  /** A namespace for one test's Leases, beside the class's. */
+  private static String namespaceOfItsOwn(LocalCluster cluster, TestNamespace namespace, String suffix)
+      throws ApiException {
+    String name = namespace.name() + "-" + suffix;
+    new CoreV1Api(cluster.adminClient()).createNamespace(new V1Namespace().metadata(new V1ObjectMeta().name(name)))
+        .execute();
+    return name;
   }
 }
