@@ -11,6 +11,7 @@ import java.time.OffsetDateTime;
 import java.util.Date;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -32,9 +33,12 @@ import org.slf4j.LoggerFactory;
  *       replicas never write side by side during a switch between the modes.
  * </ul>
  *
- * The elector and {@link LeaseCampaign} share one lock. Requests are not serialised: client-java's
+ * The elector and {@link LeaseCampaign} share one lock. Renewals are not serialised: client-java's
  * elector abandons (interrupts) an attempt that outlasts its retry period, and a campaign renewal
- * must not queue behind it. Concurrent writes are safe: each carries the resourceVersion its own
+ * must not queue behind it. Takes are, from the first check to the term granted or the Lease given
+ * back: a take on one thread must not turn the other thread's write, not yet checked, into
+ * leadership, nor give back the Lease the other thread's take was granted. A write of a Lease naming
+ * this replica is a renewal only while the term is valid; otherwise it is a take, checked as one. Concurrent writes are safe: each carries the resourceVersion its own
  * thread read, so the API server lets one through and refuses the other (409). client-java's
  * {@code LeaseLock} keeps the last Lease read or written in one field for all its callers, so each
  * calling thread gets a lock of its own: with one shared lock, a take judged on one thread's read
@@ -53,6 +57,7 @@ public final class FencedLeaseLock implements Lock {
   private final LeaseTerm term;
   private final RivalLeases rivals;
   private final LeaseExpiry expiry;
+  private final ReentrantLock takes = new ReentrantLock();
   private volatile String refusedFor = "";
 
   /** What changes with each write of the record (it carries no resourceVersion). */
@@ -139,13 +144,27 @@ public final class FencedLeaseLock implements Lock {
     return delegate().update(record);
   }
 
+  /**
+   * A renewal: this thread read the Lease naming this replica, and the term is valid. A Lease naming
+   * this replica without a valid term was written by a take that has not passed its check yet (on the
+   * other thread), or whose term ran out: writing it again is a take, checked as one.
+   */
   private boolean renewing() {
     RecordState read = callers.get().lastRead;
-    return read != null && identity().equals(read.holder());
+    return read != null && identity().equals(read.holder()) && term.isValid();
   }
 
   /** Takes the Lease when no rival Lease is held, and keeps it when none was taken meanwhile. */
   private boolean acquire(LeaderElectionRecord record, Predicate<LeaderElectionRecord> write) {
+    takes.lock();
+    try {
+      return checkedTake(record, write);
+    } finally {
+      takes.unlock();
+    }
+  }
+
+  private boolean checkedTake(LeaderElectionRecord record, Predicate<LeaderElectionRecord> write) {
     Reading before;
     try {
       before = rivals.read();
@@ -173,8 +192,9 @@ public final class FencedLeaseLock implements Lock {
     } catch (ApiException e) {
       refused("the bucket Leases could not be read again after taking the leader Lease (HTTP " + e.getCode() + ")");
     }
-    // Given back at once, so the sharded replicas need not wait for it to expire.
-    term.end();
+    // Given back at once, so the sharded replicas need not wait for it to expire; no write sent until
+    // now may grant a term (a later take may).
+    term.revoke();
     delegate().update(new LeaderElectionRecord("", record.getLeaseDurationSeconds(), record.getAcquireTime(),
         record.getRenewTime(), record.getLeaderTransitions()));
     return false;

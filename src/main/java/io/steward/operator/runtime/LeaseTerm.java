@@ -25,6 +25,8 @@ public final class LeaseTerm {
   private final AtomicLong validUntil = new AtomicLong(NONE);
   private volatile boolean everGranted;
   private volatile boolean ended;
+  /** Writes sent before this monotonic instant grant nothing ({@link #revoke}); NONE when never revoked. */
+  private long revokedAt = NONE;
 
   private LeaseTerm(Duration length, LongSupplier nanoClock, boolean fenced) {
     this.length = length;
@@ -54,7 +56,7 @@ public final class LeaseTerm {
 
   /** A Lease write sent at {@code sentAt} succeeded and names this replica as holder. */
   public synchronized void renewed(long sentAt) {
-    if (ended) {
+    if (ended || (revokedAt != NONE && sentAt - revokedAt < 0)) {
       return;
     }
     long until = sentAt + length.toNanos();
@@ -68,6 +70,15 @@ public final class LeaseTerm {
    */
   public synchronized void end() {
     ended = true;
+    validUntil.set(NONE);
+  }
+
+  /**
+   * No term now, and none from a Lease write sent before now: the Lease a take has just written is
+   * being given back. Unlike {@link #end}, a take sent later may grant a term again.
+   */
+  public synchronized void revoke() {
+    revokedAt = nanoClock.getAsLong();
     validUntil.set(NONE);
   }
 

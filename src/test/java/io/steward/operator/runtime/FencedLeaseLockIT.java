@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kubernetes.client.extended.leaderelection.LeaderElectionRecord;
 import io.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoordinationV1Api;
 import io.kubernetes.client.openapi.models.V1Lease;
 import io.kubernetes.client.openapi.models.V1LeaseSpec;
@@ -15,9 +16,16 @@ import io.steward.testing.cluster.TestNamespace;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.Date;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -65,6 +73,109 @@ class FencedLeaseLockIT {
     assertThat(leases.readNamespacedLease(name, ns).execute().getSpec().getHolderIdentity())
         .as("the API server's Lease").isEqualTo("rival");
     assertThat(lock[0].term().isValid()).isFalse();
+  }
+
+  /**
+   * Seen once in LeaseFlowControlIT on a loaded machine: the elector's take wrote the Lease, then its
+   * check of the bucket Leases failed (its own timeout interrupted it) while the campaign, on the other
+   * thread, read the Lease naming this replica and wrote it again as a renewal. The failed take gave
+   * the Lease back and ended the term for good, the term the campaign had just been granted: the
+   * replica counted its leadership lost and exited. Now the campaign's write is a take, which waits
+   * for the elector's to end, and a Lease given back leaves the term free to be granted by a later take.
+   */
+  @Test
+  void aTakeThatFailsItsCheckLeavesTheReplicaFreeToTakeTheLeaseAgain(LocalCluster cluster, TestNamespace namespace)
+      throws Exception {
+    String ns = namespace.name();
+    String name = "take-beside-take";
+    FencedLeaseLock[] lock = new FencedLeaseLock[1];
+    AtomicInteger reads = new AtomicInteger();
+    List<CompletableFuture<Boolean>> campaign = new ArrayList<>();
+    RivalLeases.Source buckets = () -> {
+      if (reads.incrementAndGet() == 2) { // the elector's check after its write
+        campaign.add(campaignWritesAgain(lock[0]));
+        throw new ApiException(0, "interrupted"); // what the interrupted read reported
+      }
+      return List.of();
+    };
+    lock[0] = freeLeaseAndLock(cluster, ns, name, buckets);
+    lock[0].get();
+    Date now = new Date();
+
+    boolean electorTook = lock[0].update(new LeaderElectionRecord("me", 6, now, now, 2));
+    boolean campaignTook = campaign.get(0).join();
+
+    assertThat(electorTook).isFalse();
+    assertThat(campaignTook).as("the campaign's write, a take with the version from before the give-back").isFalse();
+    assertThat(lock[0].term().hasEnded()).isFalse();
+    lock[0].get();
+    assertThat(lock[0].update(new LeaderElectionRecord("me", 6, now, now, 3))).as("the next take").isTrue();
+    assertThat(lock[0].term().isValid()).isTrue();
+  }
+
+  /**
+   * The same race with a sharded replica's bucket taken while the elector took the Lease: the campaign
+   * must not turn the elector's write into leadership by renewing it unchecked (the mode lock).
+   */
+  @Test
+  void aLeaseWrittenByATakeUnderCheckIsNotRenewedUncheckedByTheOtherThread(LocalCluster cluster,
+      TestNamespace namespace) throws Exception {
+    String ns = namespace.name();
+    String name = "renewal-beside-take";
+    CoordinationV1Api leases = new CoordinationV1Api(cluster.adminClient());
+    FencedLeaseLock[] lock = new FencedLeaseLock[1];
+    AtomicInteger reads = new AtomicInteger();
+    List<CompletableFuture<Boolean>> campaign = new ArrayList<>();
+    V1Lease held = new V1Lease().metadata(new V1ObjectMeta().name("steward-bucket-0").resourceVersion("1"))
+        .spec(new V1LeaseSpec().holderIdentity("sharded-replica"));
+    RivalLeases.Source buckets = () -> {
+      int read = reads.incrementAndGet();
+      if (read == 2) { // the elector's check after its write
+        campaign.add(campaignWritesAgain(lock[0]));
+      }
+      return read == 1 ? List.of() : List.of(held);
+    };
+    lock[0] = freeLeaseAndLock(cluster, ns, name, buckets);
+    lock[0].get();
+    Date now = new Date();
+
+    boolean electorTook = lock[0].update(new LeaderElectionRecord("me", 6, now, now, 2));
+    boolean campaignTook = campaign.get(0).join();
+
+    assertThat(electorTook).isFalse();
+    assertThat(campaignTook).as("the campaign's write").isFalse();
+    assertThat(lock[0].term().isValid()).isFalse();
+    assertThat(leases.readNamespacedLease(name, ns).execute().getSpec().getHolderIdentity())
+        .as("the API server's Lease: given back").isNullOrEmpty();
+  }
+
+  /**
+   * On another thread, as the campaign does: reads the Lease (it names this replica: the elector's
+   * take just wrote it), then writes it again. Given two seconds to land before the elector's check
+   * goes on, which it does unless it waits for the elector's take to end; then it is left running.
+   */
+  private static CompletableFuture<Boolean> campaignWritesAgain(FencedLeaseLock lock) {
+    ExecutorService campaignThread = Executors.newSingleThreadExecutor(); // the lock keeps a read per thread
+    CompletableFuture.runAsync(() -> {
+      try {
+        assertThat(lock.get().getHolderIdentity()).isEqualTo("me");
+      } catch (ApiException e) {
+        throw new AssertionError(e);
+      }
+    }, campaignThread).join();
+    CompletableFuture<Boolean> write = CompletableFuture.supplyAsync(() -> {
+      Date now = new Date();
+      return lock.update(new LeaderElectionRecord("me", 6, now, now, 2));
+    }, campaignThread);
+    campaignThread.shutdown(); // after the write
+    try {
+      write.get(2, TimeUnit.SECONDS);
+    } catch (TimeoutException e) {
+      // waiting for the take on this thread to end
+    } catch (InterruptedException | ExecutionException e) {
+      throw new AssertionError(e);
+    }
+    return write;
   }
 
   @Test

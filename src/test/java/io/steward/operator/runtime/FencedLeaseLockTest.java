@@ -92,7 +92,7 @@ class FencedLeaseLockTest {
   }
 
   @Test
-  void aLeaseGivenBackEndsTheTerm() throws Exception {
+  void aLeaseGivenBackLeavesNoTerm() throws Exception {
     lease.record = record("me", 1);
     lock.get();
     assertThat(lock.update(record("me", 1))).isTrue();

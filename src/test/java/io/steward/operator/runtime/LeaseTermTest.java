@@ -31,6 +31,23 @@ class LeaseTermTest {
   }
 
   @Test
+  void aRevokedTermComesBackOnlyFromAWriteSentAfterTheRevocation() {
+    long before = term.now();
+    term.renewed(before);
+    nanos.addAndGet(Duration.ofMillis(10).toNanos());
+    long inFlight = term.now();
+    nanos.addAndGet(Duration.ofMillis(10).toNanos());
+    term.revoke();
+    assertThat(term.isValid()).isFalse();
+    term.renewed(inFlight); // sent before the revocation, answered after it
+    assertThat(term.isValid()).isFalse();
+    nanos.addAndGet(Duration.ofMillis(10).toNanos());
+    term.renewed(term.now()); // a later take
+    assertThat(term.isValid()).isTrue();
+    assertThat(term.hasEnded()).isFalse();
+  }
+
+  @Test
   void aPauseLongerThanTheTermEndsIt() {
     term.renewed(term.now());
     nanos.addAndGet(Duration.ofSeconds(12).toNanos()); // SIGSTOP, GC or a frozen VM
