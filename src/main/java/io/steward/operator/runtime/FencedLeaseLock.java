@@ -38,8 +38,9 @@ import org.slf4j.LoggerFactory;
  * must not queue behind it. Takes are, from the first check to the term granted or the Lease given
  * back: a take on one thread must not turn the other thread's write, not yet checked, into
  * leadership, nor give back the Lease the other thread's take was granted. A write of a Lease naming
- * this replica is a renewal only while the term is valid; otherwise it is a take, checked as one. Concurrent writes are safe: each carries the resourceVersion its own
- * thread read, so the API server lets one through and refuses the other (409). client-java's
+ * this replica is a renewal only while the term is valid; otherwise it is a take, checked as one.
+ * Concurrent writes are safe: each carries the resourceVersion its own thread read, so the API
+ * server lets one through and refuses the other (409). client-java's
  * {@code LeaseLock} keeps the last Lease read or written in one field for all its callers, so each
  * calling thread gets a lock of its own: with one shared lock, a take judged on one thread's read
  * of a free Lease went out with the version another thread had just read, and overwrote the

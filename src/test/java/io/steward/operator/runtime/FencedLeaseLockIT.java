@@ -87,30 +87,19 @@ class FencedLeaseLockIT {
   void aTakeThatFailsItsCheckLeavesTheReplicaFreeToTakeTheLeaseAgain(LocalCluster cluster, TestNamespace namespace)
       throws Exception {
     String ns = namespace.name();
-    String name = "take-beside-take";
-    FencedLeaseLock[] lock = new FencedLeaseLock[1];
-    AtomicInteger reads = new AtomicInteger();
-    List<CompletableFuture<Boolean>> campaign = new ArrayList<>();
-    RivalLeases.Source buckets = () -> {
-      if (reads.incrementAndGet() == 2) { // the elector's check after its write
-        campaign.add(campaignWritesAgain(lock[0]));
-        throw new ApiException(0, "interrupted"); // what the interrupted read reported
-      }
-      return List.of();
-    };
-    lock[0] = freeLeaseAndLock(cluster, ns, name, buckets);
-    lock[0].get();
+    Race race = electorTakesAsTheCampaignWritesAgain(cluster, ns, "take-beside-take", () -> {
+      throw new ApiException(0, "interrupted"); // what the interrupted read reported
+    }, List.of());
+    FencedLeaseLock lock = race.lock();
+
+    assertThat(race.electorTook()).isFalse();
+    assertThat(race.campaignTook()).as("the campaign's write, a take with the version from before the give-back")
+        .isFalse();
+    assertThat(lock.term().hasEnded()).isFalse();
+    lock.get();
     Date now = new Date();
-
-    boolean electorTook = lock[0].update(new LeaderElectionRecord("me", 6, now, now, 2));
-    boolean campaignTook = campaign.get(0).join();
-
-    assertThat(electorTook).isFalse();
-    assertThat(campaignTook).as("the campaign's write, a take with the version from before the give-back").isFalse();
-    assertThat(lock[0].term().hasEnded()).isFalse();
-    lock[0].get();
-    assertThat(lock[0].update(new LeaderElectionRecord("me", 6, now, now, 3))).as("the next take").isTrue();
-    assertThat(lock[0].term().isValid()).isTrue();
+    assertThat(lock.update(new LeaderElectionRecord("me", 6, now, now, 3))).as("the next take").isTrue();
+    assertThat(lock.term().isValid()).isTrue();
   }
 
   /**
@@ -122,31 +111,42 @@ class FencedLeaseLockIT {
       TestNamespace namespace) throws Exception {
     String ns = namespace.name();
     String name = "renewal-beside-take";
-    CoordinationV1Api leases = new CoordinationV1Api(cluster.adminClient());
+    V1Lease held = new V1Lease().metadata(new V1ObjectMeta().name("steward-bucket-0").resourceVersion("1"))
+        .spec(new V1LeaseSpec().holderIdentity("sharded-replica"));
+    Race race = electorTakesAsTheCampaignWritesAgain(cluster, ns, name, () -> List.of(held), List.of(held));
+
+    assertThat(race.electorTook()).isFalse();
+    assertThat(race.campaignTook()).as("the campaign's write").isFalse();
+    assertThat(race.lock().term().isValid()).isFalse();
+    assertThat(new CoordinationV1Api(cluster.adminClient()).readNamespacedLease(name, ns).execute().getSpec()
+        .getHolderIdentity()).as("the API server's Lease: given back").isNullOrEmpty();
+  }
+
+  private record Race(FencedLeaseLock lock, boolean electorTook, boolean campaignTook) {}
+
+  /**
+   * The elector takes the free Lease on this thread; its check after the write is where the campaign
+   * writes the Lease again ({@link #campaignWritesAgain}), and then answers {@code check}; the
+   * campaign's own checks find {@code later}.
+   */
+  private static Race electorTakesAsTheCampaignWritesAgain(LocalCluster cluster, String ns, String name,
+      RivalLeases.Source check, List<V1Lease> later) throws Exception {
     FencedLeaseLock[] lock = new FencedLeaseLock[1];
     AtomicInteger reads = new AtomicInteger();
     List<CompletableFuture<Boolean>> campaign = new ArrayList<>();
-    V1Lease held = new V1Lease().metadata(new V1ObjectMeta().name("steward-bucket-0").resourceVersion("1"))
-        .spec(new V1LeaseSpec().holderIdentity("sharded-replica"));
-    RivalLeases.Source buckets = () -> {
-      int read = reads.incrementAndGet();
-      if (read == 2) { // the elector's check after its write
+    RivalLeases.Source buckets = () -> switch (reads.incrementAndGet()) {
+      case 1 -> List.of();
+      case 2 -> {
         campaign.add(campaignWritesAgain(lock[0]));
+        yield check.read();
       }
-      return read == 1 ? List.of() : List.of(held);
+      default -> later;
     };
     lock[0] = freeLeaseAndLock(cluster, ns, name, buckets);
     lock[0].get();
     Date now = new Date();
-
     boolean electorTook = lock[0].update(new LeaderElectionRecord("me", 6, now, now, 2));
-    boolean campaignTook = campaign.get(0).join();
-
-    assertThat(electorTook).isFalse();
-    assertThat(campaignTook).as("the campaign's write").isFalse();
-    assertThat(lock[0].term().isValid()).isFalse();
-    assertThat(leases.readNamespacedLease(name, ns).execute().getSpec().getHolderIdentity())
-        .as("the API server's Lease: given back").isNullOrEmpty();
+    return new Race(lock[0], electorTook, campaign.get(0).join());
   }
 
   /**
