@@ -25,7 +25,9 @@ import org.yaml.snakeyaml.Yaml;
  * ENTRYPOINT.
  */
 class DockerfileIT {
+  private static final Path WORK = Path.of("target", "dockerfile-it").toAbsolutePath();
   private static ContainerImage image;
+  private static ContainerImage.Assembled assembled;
 
   @BeforeAll
   static void readDockerfile() {
@@ -97,8 +99,8 @@ class DockerfileIT {
    */
   @Test
   void entrypointStartsTheApplicationWithItsClassDataSharingArchive() throws Exception {
-    Path work = Path.of("target", "dockerfile-it").toAbsolutePath();
-    ContainerImage.Assembled assembled = image.assemble(work);
+    Path work = WORK;
+    ContainerImage.Assembled assembled = assembled();
     Path app = assembled.app();
     assertThat(app.resolve("steward.jar")).isRegularFile();
     try (var libs = Files.list(app.resolve("lib"))) {
@@ -143,7 +145,7 @@ class DockerfileIT {
    */
   @Test
   void theEntrypointSetsThePreparedBeansAsideWhenTheSettingsSelectOthers() throws Exception {
-    ContainerImage.Assembled assembled = image.assemble(Path.of("target", "dockerfile-it-aot").toAbsolutePath());
+    ContainerImage.Assembled assembled = assembled();
     Path nowhere = Path.of("src", "main", "docker", "cds-training.kubeconfig");
     Map<String, String> env = Map.of("JAVA_TOOL_OPTIONS", image.javaToolOptions());
     try (OperatorProcess sharded = OperatorProcess.start(nowhere, "dockerfile-it-sharded", assembled.app(),
@@ -161,6 +163,14 @@ class DockerfileIT {
       assertThat(Files.readString(leader.log())).contains("Starting AOT-processed StewardApplication")
           .doesNotContain("Bean definitions resolved at start");
     }
+  }
+
+  /** The image's file system, assembled once for the tests that start it. */
+  private static synchronized ContainerImage.Assembled assembled() {
+    if (assembled == null) {
+      assembled = image.assemble(WORK);
+    }
+    return assembled;
   }
 
   private static Map<String, String> merged(Map<String, String> env, String name, String value) {
