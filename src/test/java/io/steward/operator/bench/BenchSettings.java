@@ -124,8 +124,7 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
         Boolean.parseBoolean(System.getProperty("steward.bench.image", "true")),
         System.getProperty("steward.bench.jvm-options", "").isBlank() ? StewardChart.podJvmOptions()
             : List.of(System.getProperty("steward.bench.jvm-options").trim().split("\\s+")),
-        Arrays.stream(System.getProperty("steward.bench.compare-jvm-options", full ? JVM_DEFAULTS : "").split(";"))
-            .map(String::trim).filter(o -> !o.isEmpty()).map(o -> List.of(o.split("\\s+"))).toList(),
+        compared(System.getProperty("steward.bench.compare-jvm-options", full ? JVM_DEFAULTS : "")),
         properties,
         Boolean.parseBoolean(System.getProperty("steward.bench.contenders", "true")),
         integer("steward.bench.contender-size", Math.min(1000, sizes.stream().mapToInt(Integer::intValue).max().orElse(0))),
@@ -178,6 +177,17 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
   }
 
   /** "name:options;name:options", options separated by spaces (may be empty). */
+  /** The JVM option sets of {@code -Dsteward.bench.compare-jvm-options}, each once: each names its runs. */
+  static List<List<String>> compared(String spec) {
+    List<List<String>> sets = Arrays.stream(spec.split(";")).map(String::trim).filter(o -> !o.isEmpty())
+        .map(o -> List.of(o.split("\\s+"))).toList();
+    if (new java.util.HashSet<>(sets).size() < sets.size()) {
+      throw new IllegalArgumentException("steward.bench.compare-jvm-options lists an option set twice (" + spec
+          + "): each names its runs; -Dsteward.bench.repeats gives more of them");
+    }
+    return sets;
+  }
+
   private static Map<String, List<String>> variants(String spec) {
     Map<String, List<String>> variants = new LinkedHashMap<>();
     for (String variant : spec.split(";")) {

@@ -1,6 +1,7 @@
 package io.steward.operator.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.Map;
@@ -34,5 +35,12 @@ class StewardBenchmarkTest {
         """;
     assertThat(StewardBenchmark.threadsByPool(dump).lines().toList()).containsExactly(
         "   2 http-nio-#.#.#.#-#-exec-#", "   1 workqueue-delays", "   1 GC Thread##", "   4 in all");
+  }
+
+  @Test
+  void anOptionSetComparedTwiceIsRefusedByName() {
+    assertThat(BenchSettings.compared("-Da=1; -Db=2")).containsExactly(List.of("-Da=1"), List.of("-Db=2"));
+    assertThatThrownBy(() -> BenchSettings.compared("-Da=1;-Da=1"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lists an option set twice (-Da=1;-Da=1)");
   }
 }
