@@ -4,10 +4,12 @@ import io.steward.operator.support.OperatorImage;
 import io.steward.operator.support.OperatorProcess;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -147,11 +149,13 @@ class DockerfileIT {
   void theEntrypointSetsThePreparedBeansAsideWhenTheSettingsSelectOthers() throws Exception {
     ContainerImage.Assembled assembled = assembled();
     Path nowhere = Path.of("src", "main", "docker", "cds-training.kubeconfig");
-    Map<String, String> env = Map.of("JAVA_TOOL_OPTIONS", image.javaToolOptions());
+    String options = image.javaToolOptions();
     try (OperatorProcess sharded = OperatorProcess.start(nowhere, "dockerfile-it-sharded", assembled.app(),
-        assembled.jar(), assembled.jvmOptions(), Map.of(), merged(env, "STEWARD_SHARDING_ENABLED", "true"));
+        assembled.jar(), assembled.jvmOptions(), Map.of(),
+        Map.of("JAVA_TOOL_OPTIONS", options, "STEWARD_SHARDING_ENABLED", "true"));
         OperatorProcess leader = OperatorProcess.start(nowhere, "dockerfile-it-leader", assembled.app(),
-            assembled.jar(), assembled.jvmOptions(), Map.of(), merged(env, "STEWARD_SHARDING_ENABLED", "false"))) {
+            assembled.jar(), assembled.jvmOptions(), Map.of(),
+            Map.of("JAVA_TOOL_OPTIONS", options, "STEWARD_SHARDING_ENABLED", "false"))) {
       assertThat(answer(sharded, "/actuator/shards").code()).as(sharded.logTail(30)).isEqualTo(200);
       assertThat(Files.readString(sharded.log()))
           .contains("Bean definitions resolved at start, not those prepared at build time: "
@@ -173,20 +177,9 @@ class DockerfileIT {
     return assembled;
   }
 
-  private static Map<String, String> merged(Map<String, String> env, String name, String value) {
-    Map<String, String> merged = new java.util.LinkedHashMap<>(env);
-    merged.put(name, value);
-    return merged;
-  }
-
-  /** The first answer to GET {@code path} once the process serves HTTP (within a minute). */
-  private static OperatorProcess.Response answer(OperatorProcess process, String path) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-    OperatorProcess.Response response = process.get(path);
-    while (response.code() == 0 && process.isRunning() && System.nanoTime() < deadline) {
-      Thread.sleep(100);
-      response = process.get(path);
-    }
-    return response;
+  /** The first answer to GET {@code path} once the process serves HTTP (within a minute), or its last. */
+  private static OperatorProcess.Response answer(OperatorProcess process, String path) {
+    return await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100))
+        .until(() -> process.get(path), response -> response.code() != 0 || !process.isRunning());
   }
 }
