@@ -85,6 +85,7 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
     String mode = System.getProperty("steward.bench.mode", "smoke").toLowerCase(Locale.ROOT);
     boolean full = mode.equals("full");
     boolean quick = mode.equals("quick");
+    String only = only(System.getProperty("steward.bench.only", ""));
     if (!full && !quick && !mode.equals("smoke")) {
       throw new IllegalArgumentException("steward.bench.mode must be smoke, quick or full, not " + mode);
     }
@@ -114,7 +115,7 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
         integer("steward.bench.latency-load", full || quick ? 1000 : 20),
         integer("steward.bench.startup-repeats", full ? 3 : 1),
         variants(System.getProperty("steward.bench.startup-variants", full
-            || System.getProperty("steward.bench.only", "").trim().equalsIgnoreCase(ONLY_STARTUP)
+            || only.equals(ONLY_STARTUP)
             ? "plain jar (no class-data sharing):jar;JVM defaults (C2):" + JVM_DEFAULTS
                 + ";plain jar, JVM defaults:jar " + JVM_DEFAULTS + ";" + WITHOUT_AOT + ";" + POD_TOKEN
             : "")),
@@ -134,7 +135,7 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
         integers("steward.bench.scaling-replicas", full || quick ? "1,2,3" : "1,2"),
         integers("steward.bench.scaling-labelled-replicas", full || quick ? "1,2,3" : "1"),
         integer("steward.bench.scaling-rest", full || quick ? 30 : 5),
-        only(System.getProperty("steward.bench.only", "")),
+        only,
         Path.of(System.getProperty("steward.bench.output", "target/bench")),
         Path.of(System.getProperty("steward.bench.cluster-dir", "target/bench/cluster")));
   }
