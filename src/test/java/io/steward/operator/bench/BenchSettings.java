@@ -131,8 +131,8 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
         integer("steward.bench.contender-size", Math.min(1000, sizes.stream().mapToInt(Integer::intValue).max().orElse(0))),
         integers("steward.bench.contender-concurrencies", "8,16,32,64"),
         integers("steward.bench.scaling-sizes", full ? "3000,10000" : quick ? "3000" : "20"),
-        // Three replicas in smoke would lengthen every `mvn verify` for little more than two show.
-        integers("steward.bench.scaling-replicas", full || quick ? "1,2,3" : "1,2"),
+        // The smoke run checks each mode's harness once, with as few replica starts as that takes.
+        integers("steward.bench.scaling-replicas", full || quick ? "1,2,3" : "2"),
         integers("steward.bench.scaling-labelled-replicas", full || quick ? "1,2,3" : "1"),
         integer("steward.bench.scaling-rest", full || quick ? 30 : 5),
         only,
