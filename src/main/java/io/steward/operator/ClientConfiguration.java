@@ -45,8 +45,9 @@ public class ClientConfiguration {
 
   @Bean
   ApiClient apiClient(StewardProperties properties) throws IOException {
-    return connect(properties.getKubeconfig(), System.getenv("KUBECONFIG"), homeDirectory(),
+    ApiClient client = connect(properties.getKubeconfig(), System.getenv("KUBECONFIG"), homeDirectory(),
         properties.getCredentialRefreshPeriod(), SERVICE_ACCOUNT_TOKEN);
+    return client.setHttpClient(properties.getTlsCipherOrder().applyTo(client.getHttpClient()));
   }
 
   static ApiClient connect(Path kubeconfig, String kubeconfigVariable, Path home, Duration refresh,

@@ -46,6 +46,14 @@ public class StewardProperties {
   @NotNull
   private Duration credentialRefreshPeriod = Duration.ofMinutes(1);
 
+  /**
+   * Which cipher TLS connections to the API server offer first: {@code auto} offers ChaCha20-Poly1305
+   * first when this JVM runs AES-GCM without the CPU's AES instructions (C1-only compilation, as the
+   * image runs), {@code chacha20-first} always, {@code jdk} never. Only the order changes.
+   */
+  @NotNull
+  private TlsCipherOrder tlsCipherOrder = TlsCipherOrder.AUTO;
+
   /** How long shutdown waits for running reconciles to finish. */
   @NotNull
   private Duration shutdownTimeout = Duration.ofSeconds(20);
@@ -170,6 +178,8 @@ public class StewardProperties {
   public Duration getCredentialRefreshPeriod() { return credentialRefreshPeriod; }
   public void setCredentialRefreshPeriod(Duration credentialRefreshPeriod) { this.credentialRefreshPeriod = credentialRefreshPeriod; }
   public void setKubeconfig(Path kubeconfig) { this.kubeconfig = kubeconfig; }
+  public TlsCipherOrder getTlsCipherOrder() { return tlsCipherOrder; }
+  public void setTlsCipherOrder(TlsCipherOrder tlsCipherOrder) { this.tlsCipherOrder = tlsCipherOrder; }
   public Duration getShutdownTimeout() { return shutdownTimeout; }
   public void setShutdownTimeout(Duration shutdownTimeout) { this.shutdownTimeout = shutdownTimeout; }
   public LeaderElection getLeaderElection() { return leaderElection; }
