@@ -80,6 +80,9 @@ public final class FencedLeaseLock implements Lock {
     }
   }
 
+  /** Told each time a take is granted a term; see {@link #whenTaken}. */
+  private volatile Runnable taken = () -> {};
+
   /** Only with the local guard off (tests): then the elector's wall clock alone decides takeovers. */
   private volatile boolean takeoverVeto = true;
 
@@ -187,6 +190,7 @@ public final class FencedLeaseLock implements Lock {
       if (!after.takenSince(before)) {
         refusedFor = "";
         term.renewed(sentAt);
+        taken.run();
         return true;
       }
       refused("a sharded replica took a bucket Lease while this one took the leader Lease " + after.describeHeld());
@@ -246,6 +250,14 @@ public final class FencedLeaseLock implements Lock {
     }
     String holder = read.holder();
     return holder == null || holder.isEmpty() || holder.equals(identity()) || expiry.expired(LEASE, read);
+  }
+
+  /**
+   * {@code listener} runs each time a take, by either thread, is granted a term: on the taking
+   * thread, inside the take, so it must only hand the news on.
+   */
+  void whenTaken(Runnable listener) {
+    this.taken = listener;
   }
 
   void withoutTakeoverVeto() {

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.Date;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -24,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * (a graceful stop), or when its record stood still for a lease duration by this replica's
  * monotonic clock, counted from when its last renewal arrived on the watch. The takeover is an ordinary optimistic write through the same
  * {@link FencedLeaseLock}; after it, this replica leads at once, and the campaign keeps renewing
- * until the elector, which confirms on its next poll, takes over the renewals.
+ * until the elector, which confirms on its next poll, takes over the renewals. A take by the elector
+ * leads at once too: client-java's elector reports its own success only after sleeping a retry
+ * period, which would leave a replica that took a free Lease at start idle for that long.
  *
  * <p>The watched Lease is also what {@code /actuator/leader} shows (no request per probe), and its
  * holder changes are reported as they are seen, for the hand-over metric.
@@ -53,6 +56,13 @@ public final class LeaseCampaign {
     this.leaseDuration = leaseDuration;
     this.retryPeriod = retryPeriod;
     this.onTakeover = onTakeover;
+    lock.whenTaken(() -> {
+      try {
+        executor.execute(this::taken);
+      } catch (RejectedExecutionException e) {
+        // Stopped.
+      }
+    });
     this.factory = new SharedInformerFactory(watches);
     this.informer = Leases.informer(factory, watches, namespace, "metadata.name=" + name, null, "Leader Lease");
     informer.addEventHandler(new ResourceEventHandler<>() {
@@ -152,14 +162,20 @@ public final class LeaseCampaign {
       LeaderElectionRecord record = new LeaderElectionRecord(lock.identity(), (int) leaseDuration.toSeconds(),
           mine && current.getAcquireTime() != null ? current.getAcquireTime() : now, now,
           mine ? current.getLeaderTransitions() : current.getLeaderTransitions() + 1);
-      if (lock.update(record)) {
-        leading = true;
-        log.info("{} took the free Lease {}", lock.identity(), lock.describe());
-        onTakeover.run();
-      }
+      lock.update(record); // a take granted a term leads through taken()
     } catch (ApiException e) {
       log.debug("Lease {} not readable now (HTTP {}); the elector keeps campaigning", lock.describe(), e.getCode());
     }
+  }
+
+  /** A take by the campaign or the elector was granted a term: this replica leads now. */
+  private void taken() {
+    if (leading || electorConfirmed || stopped) {
+      return;
+    }
+    leading = true;
+    log.info("{} took the Lease {}", lock.identity(), lock.describe());
+    onTakeover.run();
   }
 
   private void renew() {
