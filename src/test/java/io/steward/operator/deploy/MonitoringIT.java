@@ -115,14 +115,18 @@ class MonitoringIT {
       assertThat(Files.readString(operator.log())).as("client-java's start-up noise")
           .doesNotContain("resync skipped due to 0 full resync period");
 
-      // API requests by verb and resource; the series name no namespace and no object.
-      List<String> requests = body.lines().filter(l -> l.startsWith("steward_api_requests_seconds_count{")).toList();
-      assertThat(requests).anySatisfy(l -> assertThat(l).contains("resource=\"webapps.steward.io\"", "verb=\"list\""))
-          .anySatisfy(l -> assertThat(l).contains("resource=\"webapps.steward.io\"", "verb=\"watch\""))
-          .anySatisfy(l -> assertThat(l).contains("resource=\"webapps.steward.io/status\"", "verb=\"patch\"", "status=\"200\""))
-          .anySatisfy(l -> assertThat(l).contains("resource=\"deployments.apps\"", "verb=\"create\"", "status=\"201\""))
-          .anySatisfy(l -> assertThat(l).contains("resource=\"leases.coordination.k8s.io\"", "verb=\"update\""))
-          .allSatisfy(l -> assertThat(l).doesNotContain(ns).doesNotContain("hello").doesNotContain("taken"));
+      // API requests by verb and resource; the series name no namespace and no object. The Lease is
+      // first renewed (an update) a retry period after the replica created it and began to lead.
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+        List<String> requests = operator.actuator("prometheus").body().lines()
+            .filter(l -> l.startsWith("steward_api_requests_seconds_count{")).toList();
+        assertThat(requests).anySatisfy(l -> assertThat(l).contains("resource=\"webapps.steward.io\"", "verb=\"list\""))
+            .anySatisfy(l -> assertThat(l).contains("resource=\"webapps.steward.io\"", "verb=\"watch\""))
+            .anySatisfy(l -> assertThat(l).contains("resource=\"webapps.steward.io/status\"", "verb=\"patch\"", "status=\"200\""))
+            .anySatisfy(l -> assertThat(l).contains("resource=\"deployments.apps\"", "verb=\"create\"", "status=\"201\""))
+            .anySatisfy(l -> assertThat(l).contains("resource=\"leases.coordination.k8s.io\"", "verb=\"update\""))
+            .allSatisfy(l -> assertThat(l).doesNotContain(ns).doesNotContain("hello").doesNotContain("taken"));
+      });
     }
   }
 
