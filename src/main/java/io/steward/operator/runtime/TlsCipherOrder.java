@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The JDK encrypts AES-GCM with CPU instructions only from code that C2 compiled. Under C1-only
  * compilation (the image's {@code -XX:TieredStopAtLevel=1}) AES and GHASH run as plain Java, several
- * times slower than the JDK's ChaCha20-Poly1305, and were the largest part of the operator's CPU
- * while it converges WebApps. Offered first, ChaCha20-Poly1305 is what a Go API server chooses (it
+ * times slower than the JDK's ChaCha20-Poly1305, and were the largest single part of the operator's
+ * work while it converged WebApps. Offered first, ChaCha20-Poly1305 is what a Go API server chooses (it
  * follows a client that prefers ChaCha20). Only the order changes: the same cipher suites are
  * offered, so a server that refuses ChaCha20 still agrees on AES-GCM.
  */

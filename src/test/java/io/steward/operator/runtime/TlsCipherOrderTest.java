@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 import okhttp3.ConnectionSpec;
 import okhttp3.OkHttpClient;
@@ -26,7 +27,7 @@ class TlsCipherOrderTest {
   }
 
   @Test
-  void aesGcmCountsAsAcceleratedOnlyWithItsIntrinsicsAndC2() {
+  void aesGcmCountsAsAcceleratedOnlyWhenTheJvmCompilesWithC2() {
     assertThat(TlsCipherOrder.aesGcmIsAccelerated(C1_ONLY::get)).isFalse();
     assertThat(TlsCipherOrder.aesGcmIsAccelerated(with("TieredStopAtLevel", "4")::get)).isTrue();
     assertThat(TlsCipherOrder.aesGcmIsAccelerated(with("TieredCompilation", "false")::get)).as("C2 alone").isTrue();
@@ -48,21 +49,6 @@ class TlsCipherOrderTest {
   void autoOffersChaCha20FirstInAJvmThatCompilesWithC1Only() throws Exception {
     assertThat(autoResolvedInAJvmWith("-XX:TieredStopAtLevel=1")).isEqualTo("CHACHA20_FIRST");
     assertThat(autoResolvedInAJvmWith("-XX:TieredStopAtLevel=4")).isEqualTo("JDK");
-  }
-
-  /** Prints what {@code auto} resolves to in its JVM. */
-  public static final class PrintAuto {
-    public static void main(String[] args) {
-      System.out.print(TlsCipherOrder.AUTO.resolve());
-    }
-  }
-
-  private static String autoResolvedInAJvmWith(String option) throws Exception {
-    Process jvm = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), option,
-        "-cp", System.getProperty("java.class.path"), PrintAuto.class.getName()).redirectErrorStream(true).start();
-    String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(jvm.waitFor()).as(output).isZero();
-    return output.strip();
   }
 
   @Test
@@ -94,10 +80,25 @@ class TlsCipherOrderTest {
   }
 
   private static Map<String, String> with(String... overrides) {
-    Map<String, String> options = new java.util.HashMap<>(C1_ONLY);
+    Map<String, String> options = new HashMap<>(C1_ONLY);
     for (int i = 0; i < overrides.length; i += 2) {
       options.put(overrides[i], overrides[i + 1]);
     }
     return options;
+  }
+
+  /** Prints what {@code auto} resolves to in its JVM. */
+  public static final class PrintAuto {
+    public static void main(String[] args) {
+      System.out.print(TlsCipherOrder.AUTO.resolve());
+    }
+  }
+
+  private static String autoResolvedInAJvmWith(String option) throws Exception {
+    Process jvm = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), option,
+        "-cp", System.getProperty("java.class.path"), PrintAuto.class.getName()).redirectErrorStream(true).start();
+    String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(jvm.waitFor()).as(output).isZero();
+    return output.strip();
   }
 }
