@@ -482,6 +482,15 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
         && replica.equals(lease.getMetadata().getAnnotations().get(RELEASED_FOR));
   }
 
+  /** Names {@code replica} as the one the Lease is released for; null names no one. */
+  private static void markReleasedFor(V1Lease lease, String replica) {
+    if (replica != null) {
+      lease.getMetadata().putAnnotationsItem(RELEASED_FOR, replica);
+    } else if (lease.getMetadata().getAnnotations() != null) {
+      lease.getMetadata().getAnnotations().remove(RELEASED_FOR);
+    }
+  }
+
   private boolean isFree(V1Lease lease, String holder) {
     return lease == null || holder.isEmpty() || holder.equals(identity)
         || expiry.expired(lease.getMetadata().getName());
@@ -577,9 +586,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
         written = leases.createNamespacedLease(namespace, newLease(bucketLease(bucket), "bucket", bucket)).execute();
       } else {
         V1LeaseSpec spec = lease.getSpec();
-        if (lease.getMetadata().getAnnotations() != null) {
-          lease.getMetadata().getAnnotations().remove(RELEASED_FOR);
-        }
+        markReleasedFor(lease, null);
         boolean transition = !identity.equals(holder);
         spec.holderIdentity(identity).acquireTime(now()).renewTime(now())
             .leaseDurationSeconds((int) leaseDuration.toSeconds())
@@ -664,11 +671,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
       return;
     }
     lease.getSpec().holderIdentity("").renewTime(now());
-    if (forReplica != null) {
-      lease.getMetadata().putAnnotationsItem(RELEASED_FOR, forReplica);
-    } else if (lease.getMetadata().getAnnotations() != null) {
-      lease.getMetadata().getAnnotations().remove(RELEASED_FOR);
-    }
+    markReleasedFor(lease, forReplica);
     try {
       leases.replaceNamespacedLease(lease.getMetadata().getName(), namespace, lease).execute();
       moved(bucket, Move.RELEASED, detail);

@@ -5,6 +5,7 @@ import io.steward.operator.deploy.StewardChart;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -177,18 +178,18 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
     return sizes.stream().mapToInt(Integer::intValue).max().orElse(0);
   }
 
-  /** "name:options;name:options", options separated by spaces (may be empty). */
   /** The JVM option sets of {@code -Dsteward.bench.compare-jvm-options}, each once: each names its runs. */
   static List<List<String>> compared(String spec) {
     List<List<String>> sets = Arrays.stream(spec.split(";")).map(String::trim).filter(o -> !o.isEmpty())
         .map(o -> List.of(o.split("\\s+"))).toList();
-    if (new java.util.HashSet<>(sets).size() < sets.size()) {
+    if (new HashSet<>(sets).size() < sets.size()) {
       throw new IllegalArgumentException("steward.bench.compare-jvm-options lists an option set twice (" + spec
           + "): each names its runs; -Dsteward.bench.repeats gives more of them");
     }
     return sets;
   }
 
+  /** "name:options;name:options", options separated by spaces (may be empty). */
   private static Map<String, List<String>> variants(String spec) {
     Map<String, List<String>> variants = new LinkedHashMap<>();
     for (String variant : spec.split(";")) {

@@ -101,7 +101,6 @@ class DockerfileIT {
    */
   @Test
   void entrypointStartsTheApplicationWithItsClassDataSharingArchive() throws Exception {
-    Path work = WORK;
     ContainerImage.Assembled assembled = assembled();
     Path app = assembled.app();
     assertThat(app.resolve("steward.jar")).isRegularFile();
@@ -117,12 +116,12 @@ class DockerfileIT {
     command.set(0, ContainerImage.java());
     command.add(1, "-Xlog:cds=info"); // to see that the archive is mapped
     command.addAll(List.of("--server.port=0", "--server.address=127.0.0.1"));
-    Path log = work.resolve("entrypoint.log");
+    Path log = WORK.resolve("entrypoint.log");
     ProcessBuilder builder = new ProcessBuilder(command).directory(app.toFile()).redirectErrorStream(true)
         .redirectOutput(log.toFile());
     builder.environment().clear();
     builder.environment().put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
-    builder.environment().put("HOME", Files.createDirectories(work.resolve("home")).toString());
+    builder.environment().put("HOME", Files.createDirectories(WORK.resolve("home")).toString());
     builder.environment().put("JAVA_TOOL_OPTIONS", image.javaToolOptions());
     Process process = builder.start();
     try {

@@ -3,10 +3,8 @@ package io.steward.operator.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.apis.CoordinationV1Api;
-import io.kubernetes.client.openapi.apis.CoreV1Api;
-import io.kubernetes.client.openapi.models.V1Namespace;
 import io.kubernetes.client.openapi.models.V1Lease;
 import io.kubernetes.client.openapi.models.V1LeaseSpec;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
@@ -15,7 +13,6 @@ import io.steward.testing.cluster.LocalCluster;
 import io.steward.testing.cluster.LocalClusterTest;
 import io.steward.testing.cluster.TestNamespace;
 import java.time.Duration;
-import io.kubernetes.client.openapi.ApiClient;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -95,7 +92,7 @@ class BucketOwnershipIT {
     Duration retry = Duration.ofSeconds(3);
     Duration lease = Duration.ofSeconds(9);
     int buckets = 4;
-    String ns = namespaceOfItsOwn(cluster, namespace, "join");
+    String ns = namespace.sibling(cluster, "join");
     BucketOwnership owner = replica(cluster, ns, "a", buckets, lease, retry, new CopyOnWriteArrayList<>());
     owner.start();
     List<String> joinerMoves = new CopyOnWriteArrayList<>();
@@ -132,7 +129,7 @@ class BucketOwnershipIT {
   @Test
   void aLeaseReleasedForNoOneOrAnotherWaitsForTheThirdRound(LocalCluster cluster, TestNamespace namespace)
       throws Exception {
-    String ns = namespaceOfItsOwn(cluster, namespace, "released");
+    String ns = namespace.sibling(cluster, "released");
     CoordinationV1Api leases = new CoordinationV1Api(cluster.adminClient());
     for (int bucket = 0; bucket < 2; bucket++) {
       V1ObjectMeta metadata = new V1ObjectMeta().name(BucketOwnership.bucketLease(bucket))
@@ -172,14 +169,5 @@ class BucketOwnershipIT {
         (bucket, move, detail) -> moves.add(move + " " + detail + " after round " + self.get().periodicRounds()));
     self.set(ownership);
     return ownership.watchingLeases(watches);
-  }
-
-  /** A namespace for one test's Leases, beside the class's. */
-  private static String namespaceOfItsOwn(LocalCluster cluster, TestNamespace namespace, String suffix)
-      throws ApiException {
-    String name = namespace.name() + "-" + suffix;
-    new CoreV1Api(cluster.adminClient()).createNamespace(new V1Namespace().metadata(new V1ObjectMeta().name(name)))
-        .execute();
-    return name;
   }
 }

@@ -5,10 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoordinationV1Api;
-import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.models.V1Lease;
-import io.kubernetes.client.openapi.models.V1Namespace;
-import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.steward.operator.support.Crds;
 import io.steward.operator.support.LeadershipAudit;
 import io.steward.operator.support.OperatorProcess;
@@ -116,9 +113,7 @@ class LeaderElectionIT {
    */
   @Test
   void aReplicaThatTakesAFreeLeaseLeadsAtOnce(LocalCluster cluster, TestNamespace namespace) throws Exception {
-    String ns = namespace.name() + "-alone"; // no Lease yet, whichever test ran first
-    new CoreV1Api(cluster.adminClient()).createNamespace(new V1Namespace().metadata(new V1ObjectMeta().name(ns)))
-        .execute();
+    String ns = namespace.sibling(cluster, "alone"); // no Lease yet, whichever test ran first
     Crds.installWebAppCrd(cluster.adminClient());
     WebApps webApps = new WebApps(cluster.adminClient(), ns);
     webApps.create("waiting", WebApps.spec("nginx:1.27", 1, 80));

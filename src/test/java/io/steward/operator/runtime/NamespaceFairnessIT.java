@@ -5,8 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.kubernetes.client.openapi.apis.AppsV1Api;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
-import io.kubernetes.client.openapi.models.V1Namespace;
-import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.steward.operator.support.Convergence;
 import io.steward.operator.support.Crds;
 import io.steward.operator.support.InProcessOperator;
@@ -52,9 +50,7 @@ class NamespaceFairnessIT {
       throws Exception {
     Crds.installWebAppCrd(cluster.adminClient());
     String busy = namespace.name();
-    String quiet = busy + "-quiet";
-    CoreV1Api core = new CoreV1Api(cluster.adminClient());
-    core.createNamespace(new V1Namespace().metadata(new V1ObjectMeta().name(quiet))).execute();
+    String quiet = namespace.sibling(cluster, "quiet");
     try {
       WebApps busyApps = new WebApps(cluster.adminClient(), busy);
       WebApps quietApps = new WebApps(cluster.adminClient(), quiet);
@@ -124,7 +120,7 @@ class NamespaceFairnessIT {
             .allSatisfy(count -> assertThat(count).isLessThanOrEqualTo(bound));
       }
     } finally {
-      core.deleteNamespace(quiet).execute();
+      new CoreV1Api(cluster.adminClient()).deleteNamespace(quiet).execute();
     }
   }
 }
