@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code mvn spring-boot:test-run} (the README's first command) runs the test classes' main class
- * and refuses to start when it finds more than one ("Unable to find a single main class"). Its
- * choice cannot be configured apart from {@code spring-boot:run}'s, so LocalStewardApplication must
- * stay the only one.
+ * and refuses to start when it finds more than one ("Unable to find a single main class"), nested
+ * classes included. Its choice cannot be configured apart from {@code spring-boot:run}'s, so
+ * LocalStewardApplication must stay the only one.
  */
 class LocalStewardApplicationTest {
   @Test
@@ -23,7 +23,7 @@ class LocalStewardApplicationTest {
         .toURI());
     List<String> mains;
     try (Stream<Path> files = Files.walk(testClasses)) {
-      mains = files.filter(f -> f.toString().endsWith(".class") && !f.getFileName().toString().contains("$"))
+      mains = files.filter(f -> f.toString().endsWith(".class"))
           .map(f -> testClasses.relativize(f).toString().replace('/', '.').replaceAll("\\.class$", ""))
           .filter(LocalStewardApplicationTest::hasMain).sorted().toList();
     }

@@ -3,6 +3,7 @@ package io.steward.operator.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -87,16 +88,22 @@ class TlsCipherOrderTest {
     return options;
   }
 
-  /** Prints what {@code auto} resolves to in its JVM. */
-  public static final class PrintAuto {
-    public static void main(String[] args) {
-      System.out.print(TlsCipherOrder.AUTO.resolve());
-    }
-  }
-
+  /**
+   * What {@code auto} resolves to in a JVM started with {@code option}. The child runs a source file, not
+   * a main class here: {@code mvn spring-boot:test-run} refuses to start when the test classes hold a
+   * second main.
+   */
   private static String autoResolvedInAJvmWith(String option) throws Exception {
+    Path source = Files.createDirectories(Path.of("target", "tls-cipher-order")).resolve("PrintAuto.java");
+    Files.writeString(source, """
+        class PrintAuto {
+          public static void main(String[] args) {
+            System.out.print(io.steward.operator.runtime.TlsCipherOrder.AUTO.resolve());
+          }
+        }
+        """);
     Process jvm = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), option,
-        "-cp", System.getProperty("java.class.path"), PrintAuto.class.getName()).redirectErrorStream(true).start();
+        "-cp", System.getProperty("java.class.path"), source.toString()).redirectErrorStream(true).start();
     String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(jvm.waitFor()).as(output).isZero();
     return output.strip();
