@@ -86,8 +86,9 @@ final class BenchResults {
   record Startup(int existingWebApps, Figure secondsToReady, Figure jvmReportedSeconds) {}
 
   /** Start-up with 0 WebApps and other JVM options (added to the chart's), side by side. */
+  /** {@code cpuSecondsToReady}: the process's CPU time from its start to readiness and the Lease taken. */
   record StartupVariant(String name, String extraJvmOptions, Figure secondsToReady, Figure jvmReportedSeconds,
-      Figure idleRssAfterGcMiB, Figure idleLiveHeapMiB) {}
+      Figure cpuSecondsToReady, Figure idleRssAfterGcMiB, Figure idleLiveHeapMiB) {}
 
   /**
    * The contenders run in the same invocation: {@code goCeiling}, the client-go writer sending exactly

@@ -858,18 +858,20 @@ public final class StewardBenchmark {
         List<String> options = variant.getValue().stream().filter(o -> !o.equals("jar") && !o.equals("token")).toList();
         Operator op = startOperator("bench-startup-v" + (index++) + "-" + k, Map.of(), image != null && !plainJar,
             options, token ? podKubeconfig() : operatorKubeconfig);
+        double cpu = ProcStats.cpuSeconds(op.process.pid());
         double[] memory = memory(op.process, true);
         samples.computeIfAbsent(variant.getKey(), key -> new ArrayList<>())
-            .add(new double[] {op.secondsToReady, op.jvmReportedSeconds(), memory[3] / MIB, memory[2] / MIB});
+            .add(new double[] {op.secondsToReady, op.jvmReportedSeconds(), cpu, memory[3] / MIB, memory[2] / MIB});
         stop(op);
       }
     }
     samples.forEach((name, values) -> {
       results.startupVariants.add(new BenchResults.StartupVariant(name, String.join(" ", variants.get(name)),
-          column(values, 0, "s"), column(values, 1, "s"), column(values, 2, "MiB"), column(values, 3, "MiB")));
-      log.info("start-up {}: {} s to readiness, idle RSS {} MiB", name,
-          Figure.format(Figure.of("", values.stream().map(v -> v[0]).toList()).median()),
-          Figure.format(Figure.of("", values.stream().map(v -> v[2]).toList()).median()));
+          column(values, 0, "s"), column(values, 1, "s"), column(values, 2, "s"), column(values, 3, "MiB"),
+          column(values, 4, "MiB")));
+      log.info("start-up {}: {} s to readiness, {} s of CPU, idle RSS {} MiB", name,
+          Figure.format(column(values, 0, "").median()), Figure.format(column(values, 2, "").median()),
+          Figure.format(column(values, 3, "").median()));
     });
   }
 
