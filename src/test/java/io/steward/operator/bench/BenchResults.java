@@ -85,8 +85,10 @@ final class BenchResults {
 
   record Startup(int existingWebApps, Figure secondsToReady, Figure jvmReportedSeconds) {}
 
-  /** Start-up with 0 WebApps and other JVM options (added to the chart's), side by side. */
-  /** {@code cpuSecondsToReady}: the process's CPU time from its start to readiness and the Lease taken. */
+  /**
+   * Start-up with 0 WebApps and other JVM options (added to the chart's), side by side;
+   * {@code cpuSecondsToReady} is the process's CPU time from its start to readiness and the Lease taken.
+   */
   record StartupVariant(String name, String extraJvmOptions, Figure secondsToReady, Figure jvmReportedSeconds,
       Figure cpuSecondsToReady, Figure idleRssAfterGcMiB, Figure idleLiveHeapMiB) {}
 

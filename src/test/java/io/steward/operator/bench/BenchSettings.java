@@ -32,7 +32,9 @@ import java.util.Map;
  * @param startupRepeats start-ups measured with the largest N existing
  * @param startupVariants JVM option sets (added to {@code jvmOptions}) whose start-up with 0 WebApps is
  *     compared side by side; the word {@code jar} runs the plain jar instead of the image's layout, the
- *     word {@code token} authenticates with a ServiceAccount's token, as a pod does
+ *     word {@code token} authenticates with a ServiceAccount's token, as a pod does, the word
+ *     {@code sharded} starts it in sharded mode ({@code --steward.sharding.enabled=true}) and waits for its
+ *     first buckets instead of the Lease
  * @param startupVariantRepeats start-ups per variant
  * @param resyncPeriod steward.resync-period of the steady-state operator; it must outlast its start-up
  * @param creators client threads creating WebApps

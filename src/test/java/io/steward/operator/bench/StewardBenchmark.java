@@ -47,6 +47,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -94,6 +95,8 @@ public final class StewardBenchmark {
   private static final Pattern JVM_STARTED =
       Pattern.compile("Started \\S+ in [0-9.]+ seconds \\(process running for ([0-9.]+)\\)");
   private static final double MIB = 1024 * 1024;
+  /** The operator setting of a start-up variant with the word {@code sharded}. */
+  private static final Map<String, String> SHARDED = Map.of("steward.sharding.enabled", "true");
   /** A word of a JVM variant that sets the operator's environment instead (MALLOC_ARENA_MAX=2). */
   private static final Pattern ENVIRONMENT_VARIABLE = Pattern.compile("([A-Z][A-Z0-9_]*)=(.*)");
   /** A thread's name at the head of its entry in jcmd Thread.print. */
@@ -855,8 +858,10 @@ public final class StewardBenchmark {
       for (Map.Entry<String, List<String>> variant : variants.entrySet()) {
         boolean plainJar = variant.getValue().contains("jar");
         boolean token = variant.getValue().contains("token");
-        List<String> options = variant.getValue().stream().filter(o -> !o.equals("jar") && !o.equals("token")).toList();
-        Operator op = startOperator("bench-startup-v" + (index++) + "-" + k, Map.of(), image != null && !plainJar,
+        Map<String, String> mode = variant.getValue().contains("sharded") ? SHARDED : Map.of();
+        List<String> options = variant.getValue().stream().filter(o -> !Set.of("jar", "token", "sharded").contains(o))
+            .toList();
+        Operator op = startOperator("bench-startup-v" + (index++) + "-" + k, mode, image != null && !plainJar,
             options, token ? podKubeconfig() : operatorKubeconfig);
         double cpu = ProcStats.cpuSeconds(op.process.pid());
         double[] memory = memory(op.process, true);
@@ -935,11 +940,13 @@ public final class StewardBenchmark {
     }
     long ready = System.nanoTime();
     requireSharedArchive(process, asImage);
-    while (!leading(process)) {
+    boolean sharded = SHARDED.equals(extra);
+    while (!(sharded ? owningBuckets(process) : leading(process))) {
       if (System.nanoTime() > ready + TimeUnit.SECONDS.toNanos(60)) {
         String tail = process.logTail(40);
         process.close();
-        throw new IllegalStateException("operator " + identity + " did not take the Lease:\n" + tail);
+        throw new IllegalStateException("operator " + identity + " did not take " + (sharded ? "a bucket" : "the Lease")
+            + ":\n" + tail);
       }
       Observer.sleep(20);
     }
@@ -1035,6 +1042,11 @@ public final class StewardBenchmark {
           + "class-data-sharing archive: " + process.logTail(400).lines().filter(l -> l.contains("shared archive"))
           .toList());
     }
+  }
+
+  private static boolean owningBuckets(OperatorProcess process) {
+    HttpResponse<String> response = process.actuator("shards");
+    return response != null && response.statusCode() == 200 && !response.body().contains("\"owned\":[]");
   }
 
   private static boolean leading(OperatorProcess process) {
