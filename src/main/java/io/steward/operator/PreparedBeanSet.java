@@ -2,7 +2,6 @@ package io.steward.operator;
 
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.commons.logging.Log;
@@ -21,14 +20,14 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
  * The image starts Steward with the bean definitions Spring AOT prepared when the jar was built
  * ({@code spring.aot.enabled=true}): no configuration classes to parse and no conditions to evaluate
  * at start. Those conditions were evaluated once, against the packaged {@code application.yaml}, so a
- * property that selects beans (sharding, tracing, a management port, a profile) would be silently
- * ignored. Before the context is created, this sets the prepared definitions aside whenever the
- * environment sets such a property, and Spring resolves the bean set at start as it does without
- * AOT: a slower start, never a different operator. Registered in {@code META-INF/spring.factories}.
+ * property that selects beans (tracing, a management port, a profile) would be silently ignored.
+ * Before the context is created, this sets the prepared definitions aside whenever the environment
+ * sets such a property, and Spring resolves the bean set at start as it does without AOT: a slower
+ * start, never a different operator. Steward's own settings select no beans by a condition (the
+ * sharded mode's beans choose as they are made, see {@link ShardingConfiguration}), so they keep the
+ * prepared definitions. Registered in {@code META-INF/spring.factories}.
  */
 public final class PreparedBeanSet implements EnvironmentPostProcessor, Ordered {
-  /** Steward's own properties that select beans, with the value that does; {@code PreparedBeanSetTest} keeps it complete. */
-  static final Map<String, String> STEWARD_SELECTORS = Map.of(ShardingConfiguration.ENABLED, "true");
   /** Where Spring Boot's conditions read (auto-configuration, Actuator, the web server, profiles). */
   static final List<String> SPRING_NAMESPACES = List.of("spring.", "management.", "server.");
   /** Names there that give a value and select nothing, and Spring's switches for AOT and a training run. */
@@ -58,11 +57,6 @@ public final class PreparedBeanSet implements EnvironmentPostProcessor, Ordered 
 
   /** Why the prepared bean set may not be this environment's, if it may not. */
   static Optional<String> reasonToResolveAtStart(ConfigurableEnvironment environment) {
-    for (Map.Entry<String, String> selector : STEWARD_SELECTORS.entrySet()) {
-      if (selector.getValue().equalsIgnoreCase(environment.getProperty(selector.getKey(), ""))) {
-        return Optional.of(selector.getKey() + " is " + selector.getValue());
-      }
-    }
     if (environment.getActiveProfiles().length > 0) {
       return Optional.of("profiles " + String.join(",", environment.getActiveProfiles()) + " are active");
     }

@@ -26,7 +26,6 @@ import io.steward.operator.runtime.WriteFence;
 import io.steward.operator.webapp.api.WebApp;
 import java.util.Set;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -35,22 +34,32 @@ import org.springframework.context.annotation.Configuration;
  * bucket Leases, the gate in front of the WebApp reconciler, {@code /actuator/shards}, and what a
  * bucket move does here: start the bucket's informers and queue its WebApps when it is taken, stop
  * them when it goes, and record an Event on its Lease.
+ *
+ * <p>The mode is chosen as the beans are made, not by a condition: the image starts with the bean
+ * definitions Spring AOT prepared at build time, where conditions are evaluated once, so a
+ * condition would cost sharded replicas those definitions and a slower start. In single-leader
+ * mode {@link #bucketTerms} makes no bean, every bean built on it none either, and those who
+ * look for them ({@code ObjectProvider}) find none.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = ShardingConfiguration.ENABLED, havingValue = "true")
 public class ShardingConfiguration {
-  static final String ENABLED = "steward.sharding.enabled";
-
   @Bean
   BucketTerms bucketTerms(StewardProperties properties) {
+    if (!properties.getSharding().isEnabled()) {
+      return null;
+    }
     StewardProperties.LeaderElection timing = properties.getLeaderElection();
     return new BucketTerms(properties.getSharding().getBuckets(), timing.getRenewDeadline(), timing.getRetryPeriod());
   }
 
   @Bean
   BucketOwnership bucketOwnership(OperatorClients clients, LeaseNamespace leaseNamespace, OperatorIdentity identity,
-      BucketTerms terms, WriteFence fence, StewardProperties properties, Informers informers, MeterRegistry registry,
-      ObjectProvider<ManagedController<WebApp>> controller, EventBroadcaster events) {
+      ObjectProvider<BucketTerms> bucketTerms, WriteFence fence, StewardProperties properties, Informers informers,
+      MeterRegistry registry, ObjectProvider<ManagedController<WebApp>> controller, EventBroadcaster events) {
+    BucketTerms terms = bucketTerms.getIfAvailable();
+    if (terms == null) {
+      return null;
+    }
     StewardProperties.LeaderElection timing = properties.getLeaderElection();
     var recorder = events.newRecorder(new V1EventSource().component("steward").host(identity.name()));
     BucketCaches caches = new BucketCaches(informers, buckets -> controller.getObject()
@@ -93,8 +102,12 @@ public class ShardingConfiguration {
   }
 
   @Bean
-  MisfiledObjects misfiledObjects(OperatorClients clients, Informers informers, BucketTerms terms,
+  MisfiledObjects misfiledObjects(OperatorClients clients, Informers informers, ObjectProvider<BucketTerms> bucketTerms,
       StewardProperties properties, MeterRegistry registry) {
+    BucketTerms terms = bucketTerms.getIfAvailable();
+    if (terms == null) {
+      return null;
+    }
     MisfiledObjects misfiled = new MisfiledObjects(clients.requests(), terms.buckets(),
         properties.getLeaderElection().getRetryPeriod(), registry);
     informers.onMisfiled(misfiled);
@@ -102,8 +115,13 @@ public class ShardingConfiguration {
   }
 
   @Bean
-  BucketGate bucketGate(BucketOwnership ownership, BucketTerms terms, Informers informers,
-      StewardProperties properties) {
+  BucketGate bucketGate(ObjectProvider<BucketOwnership> bucketOwnership, ObjectProvider<BucketTerms> bucketTerms,
+      Informers informers, StewardProperties properties) {
+    BucketOwnership ownership = bucketOwnership.getIfAvailable();
+    BucketTerms terms = bucketTerms.getIfAvailable();
+    if (ownership == null || terms == null) {
+      return null;
+    }
     return new BucketGate(ownership, terms, informers::bucketSynced, properties.getLeaderElection().getRetryPeriod());
   }
 
@@ -112,7 +130,12 @@ public class ShardingConfiguration {
    * each bucket. A bucket owned elsewhere shows what this replica will drop at the gate.
    */
   @Bean
-  MeterBinder bucketQueueDepth(ObjectProvider<ManagedController<WebApp>> controller, BucketTerms terms) {
+  MeterBinder bucketQueueDepth(ObjectProvider<ManagedController<WebApp>> controller,
+      ObjectProvider<BucketTerms> bucketTerms) {
+    BucketTerms terms = bucketTerms.getIfAvailable();
+    if (terms == null) {
+      return null;
+    }
     return registry -> {
       for (int bucket = 0; bucket < terms.buckets(); bucket++) {
         int b = bucket;
@@ -124,8 +147,9 @@ public class ShardingConfiguration {
     };
   }
 
+  /** Always a bean, so that Actuator finds it whatever the mode; it answers 404 in single-leader mode. */
   @Bean
-  ShardsEndpoint shardsEndpoint(BucketOwnership ownership, BucketTerms terms) {
-    return new ShardsEndpoint(ownership, terms);
+  ShardsEndpoint shardsEndpoint(ObjectProvider<BucketOwnership> ownership, ObjectProvider<BucketTerms> terms) {
+    return new ShardsEndpoint(ownership.getIfAvailable(), terms.getIfAvailable());
   }
 }

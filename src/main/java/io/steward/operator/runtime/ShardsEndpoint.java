@@ -10,12 +10,14 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
  * {@code /actuator/shards}: in sharded mode, this replica's buckets and the term left in each, the
  * live members it sees, and the whole assignment (who should own each bucket, and who holds its
  * Lease as last read). Answered from what the ownership thread already knows: a probe sends nothing.
+ * In single-leader mode there is no ownership, and the endpoint answers 404 Not Found.
  */
 @Endpoint(id = "shards")
 public final class ShardsEndpoint {
   private final BucketOwnership ownership;
   private final BucketTerms terms;
 
+  /** {@code ownership} and {@code terms} are null in single-leader mode. */
   public ShardsEndpoint(BucketOwnership ownership, BucketTerms terms) {
     this.ownership = ownership;
     this.terms = terms;
@@ -23,6 +25,9 @@ public final class ShardsEndpoint {
 
   @ReadOperation
   public Map<String, Object> shards() {
+    if (ownership == null) {
+      return null; // Actuator's answer to null: 404
+    }
     Map<String, Object> result = new LinkedHashMap<>();
     result.put("identity", ownership.identity());
     result.put("buckets", ownership.buckets());

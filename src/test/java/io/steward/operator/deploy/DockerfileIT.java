@@ -139,13 +139,13 @@ class DockerfileIT {
   }
 
   /**
-   * The image starts with the bean definitions Spring AOT prepared for the packaged settings; a
-   * setting that selects other beans must not be ignored. Sharding on, as the chart sets it, must
-   * give {@code /actuator/shards}, which the prepared definitions lack; sharding off keeps them. The
-   * kubeconfig points nowhere: the beans, not the cluster, are under test.
+   * The image starts with the bean definitions Spring AOT prepared for the packaged settings. Sharding
+   * on, as the chart sets it, keeps them and gives {@code /actuator/shards}; a setting that selects
+   * other beans (here a profile) must not be ignored: it sets them aside, and single-leader mode
+   * answers 404 there. The kubeconfig points nowhere: the beans, not the cluster, are under test.
    */
   @Test
-  void theEntrypointSetsThePreparedBeansAsideWhenTheSettingsSelectOthers() throws Exception {
+  void bothModesStartWithThePreparedBeansAndOtherSettingsSetThemAside() throws Exception {
     ContainerImage.Assembled assembled = assembled();
     Path nowhere = Path.of("src", "main", "docker", "cds-training.kubeconfig");
     String options = image.javaToolOptions();
@@ -154,17 +154,18 @@ class DockerfileIT {
         Map.of("JAVA_TOOL_OPTIONS", options, "STEWARD_SHARDING_ENABLED", "true"));
         OperatorProcess leader = OperatorProcess.start(nowhere, "dockerfile-it-leader", assembled.app(),
             assembled.jar(), assembled.jvmOptions(), Map.of(),
-            Map.of("JAVA_TOOL_OPTIONS", options, "STEWARD_SHARDING_ENABLED", "false"))) {
+            Map.of("JAVA_TOOL_OPTIONS", options, "STEWARD_SHARDING_ENABLED", "false", "SPRING_PROFILES_ACTIVE",
+                "dockerfile-it"))) {
       assertThat(answer(sharded, "/actuator/shards").code()).as(sharded.logTail(30)).isEqualTo(200);
-      assertThat(Files.readString(sharded.log()))
-          .contains("Bean definitions resolved at start, not those prepared at build time: "
-              + "steward.sharding.enabled is true")
-          .contains("Starting StewardApplication").doesNotContain("AOT-processed");
+      assertThat(Files.readString(sharded.log())).contains("Starting AOT-processed StewardApplication")
+          .doesNotContain("Bean definitions resolved at start");
 
       assertThat(answer(leader, "/actuator/leader").code()).as(leader.logTail(30)).isEqualTo(200);
       assertThat(leader.get("/actuator/shards").code()).isEqualTo(404);
-      assertThat(Files.readString(leader.log())).contains("Starting AOT-processed StewardApplication")
-          .doesNotContain("Bean definitions resolved at start");
+      assertThat(Files.readString(leader.log()))
+          .contains("Bean definitions resolved at start, not those prepared at build time: "
+              + "profiles dockerfile-it are active")
+          .contains("Starting StewardApplication").doesNotContain("AOT-processed");
     }
   }
 
