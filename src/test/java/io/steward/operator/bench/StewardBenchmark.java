@@ -940,7 +940,7 @@ public final class StewardBenchmark {
     }
     long ready = System.nanoTime();
     requireSharedArchive(process, asImage);
-    boolean sharded = SHARDED.equals(extra);
+    boolean sharded = Boolean.parseBoolean(extra.get("steward.sharding.enabled"));
     while (!(sharded ? owningBuckets(process) : leading(process))) {
       if (System.nanoTime() > ready + TimeUnit.SECONDS.toNanos(60)) {
         String tail = process.logTail(40);
