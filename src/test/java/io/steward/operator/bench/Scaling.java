@@ -91,7 +91,7 @@ final class Scaling {
       for (int i = 0; i < configuration.replicas(); i++) {
         String identity = ns + "-" + i;
         // The Leases in the run's own namespace: a fresh start for each configuration, counted apart.
-        replicas.add(new Replica(bench.spawnOperator(identity, Map.of("steward.sharding.enabled",
+        replicas.add(new Replica(bench.spawnOperator(identity, Map.of(StewardBenchmark.SHARDING_ENABLED,
             Boolean.toString(configuration.sharded()), "steward.leader-election.lease-namespace", ns),
             bench.asImage(), List.of()), start));
       }

@@ -95,8 +95,10 @@ public final class StewardBenchmark {
   private static final Pattern JVM_STARTED =
       Pattern.compile("Started \\S+ in [0-9.]+ seconds \\(process running for ([0-9.]+)\\)");
   private static final double MIB = 1024 * 1024;
+  /** The operator setting that selects sharded mode. */
+  static final String SHARDING_ENABLED = "steward.sharding.enabled";
   /** The operator setting of a start-up variant with the word {@code sharded}. */
-  private static final Map<String, String> SHARDED = Map.of("steward.sharding.enabled", "true");
+  private static final Map<String, String> SHARDED = Map.of(SHARDING_ENABLED, "true");
   /** A word of a JVM variant that sets the operator's environment instead (MALLOC_ARENA_MAX=2). */
   private static final Pattern ENVIRONMENT_VARIABLE = Pattern.compile("([A-Z][A-Z0-9_]*)=(.*)");
   /** A thread's name at the head of its entry in jcmd Thread.print. */
@@ -940,7 +942,7 @@ public final class StewardBenchmark {
     }
     long ready = System.nanoTime();
     requireSharedArchive(process, asImage);
-    boolean sharded = Boolean.parseBoolean(extra.get("steward.sharding.enabled"));
+    boolean sharded = Boolean.parseBoolean(extra.get(SHARDING_ENABLED));
     while (!(sharded ? owningBuckets(process) : leading(process))) {
       if (System.nanoTime() > ready + TimeUnit.SECONDS.toNanos(60)) {
         String tail = process.logTail(40);
