@@ -31,8 +31,8 @@ public final class PreparedBeanSet implements EnvironmentPostProcessor, Ordered 
   /** Where Spring Boot's conditions read (auto-configuration, Actuator, the web server, profiles). */
   static final List<String> SPRING_NAMESPACES = List.of("spring.", "management.", "server.");
   /** Names there that give a value and select nothing, and Spring's switches for AOT and a training run. */
-  static final Set<String> VALUES_ONLY = Set.of("server.port", "server.address", AotDetector.AOT_ENABLED,
-      "spring.context.exit");
+  static final Set<String> VALUES_ONLY = Set.of("server.port", "server.address", "management.server.port",
+      "management.server.address", AotDetector.AOT_ENABLED, "spring.context.exit");
   /** How Spring Boot names what it loaded from the jar's own application.yaml. */
   private static final String PACKAGED = "Config resource 'class path resource [";
   /** What Spring Boot adds itself: a view over every other source, and the version and pid. */

@@ -12,10 +12,10 @@ class StewardBenchmarkTest {
 
   @Test
   void aVariantsUpperCaseAssignmentsAreEnvironmentAndTheRestJvmOptions() {
-    List<String> variant = List.of("MALLOC_ARENA_MAX=2", "-XX:TrimNativeHeapInterval=5000", "-Dserver.tomcat.threads.min-spare=2");
+    List<String> variant = List.of("MALLOC_ARENA_MAX=2", "-XX:TrimNativeHeapInterval=5000", "-Dsteward.workers=4");
     assertThat(StewardBenchmark.environmentIn(variant)).isEqualTo(Map.of("MALLOC_ARENA_MAX", "2"));
     assertThat(StewardBenchmark.jvmOptionsIn(variant))
-        .containsExactly("-XX:TrimNativeHeapInterval=5000", "-Dserver.tomcat.threads.min-spare=2");
+        .containsExactly("-XX:TrimNativeHeapInterval=5000", "-Dsteward.workers=4");
   }
 
   @Test
