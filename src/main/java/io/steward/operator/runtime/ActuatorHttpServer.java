@@ -170,9 +170,17 @@ public final class ActuatorHttpServer implements SmartLifecycle {
   }
 
   /** What to answer: found by the request's path, method and Accept header, then invoked. */
-  Reply route(HttpExchange exchange) throws IOException {
-    String method = exchange.getRequestMethod();
+  private Reply route(HttpExchange exchange) {
     String rawPath = exchange.getRequestURI().getRawPath();
+    try {
+      return find(exchange, rawPath);
+    } catch (InvalidEndpointRequestException e) {
+      return error(400, e.getMessage(), rawPath);
+    }
+  }
+
+  private Reply find(HttpExchange exchange, String rawPath) {
+    String method = exchange.getRequestMethod();
     List<String> segments = segments(rawPath);
     List<String> base = segments(basePath);
     if (!startsWith(segments, base)) {
@@ -202,7 +210,7 @@ public final class ActuatorHttpServer implements SmartLifecycle {
       try {
         return invoke(route, variables, exchange, produced);
       } catch (InvalidEndpointRequestException e) {
-        return error(400, e.getMessage(), rawPath);
+        throw e;
       } catch (RuntimeException e) {
         log.warn("Actuator operation {} failed", route.operation.getId(), e);
         return error(500, e.toString(), rawPath);
@@ -214,8 +222,7 @@ public final class ActuatorHttpServer implements SmartLifecycle {
     return allowed.isEmpty() ? error(404, "no endpoint at " + rawPath, rawPath) : methodNotAllowed(allowed, rawPath);
   }
 
-  private Reply invoke(Route route, Map<String, Object> variables, HttpExchange exchange, String produced)
-      throws IOException {
+  private Reply invoke(Route route, Map<String, Object> variables, HttpExchange exchange, String produced) {
     Map<String, Object> arguments = new LinkedHashMap<>(variables);
     String method = exchange.getRequestMethod();
     if (method.equals("POST")) {

@@ -187,6 +187,9 @@ class ActuatorHttpServerTest {
     HttpResponse<String> refused = send("GET", "/actuator/things", "image/png", null);
     assertThat(refused.statusCode()).isEqualTo(406);
     assertThat(refused.body()).contains("application/json");
+    HttpResponse<String> unreadable = send("GET", "/actuator/things", "no media type", null);
+    assertThat(unreadable.statusCode()).isEqualTo(400);
+    assertThat(unreadable.body()).contains("Accept header");
 
     HttpResponse<String> text = send("GET", "/actuator/text", "*/*", null);
     assertThat(text.body()).isEqualTo("plain words");
