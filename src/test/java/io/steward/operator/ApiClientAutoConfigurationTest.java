@@ -18,10 +18,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.validation.autoconfigure.ValidationAutoConfiguration;
 
 /**
  * Steward's ApiClient: found where client-java looks, and built so that a kubeconfig's token file or
@@ -34,7 +32,6 @@ class ApiClientAutoConfigurationTest {
   static class Properties {}
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
-      .withConfiguration(AutoConfigurations.of(ValidationAutoConfiguration.class))
       .withUserConfiguration(Properties.class, TracingConfiguration.class, ClientConfiguration.class)
       // the write fence counts its refusals
       .withBean(io.micrometer.core.instrument.MeterRegistry.class, io.micrometer.core.instrument.simple.SimpleMeterRegistry::new);

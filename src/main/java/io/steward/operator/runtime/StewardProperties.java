@@ -1,38 +1,31 @@
 package io.steward.operator.runtime;
 
-import jakarta.validation.Valid;
-import jakarta.validation.constraints.AssertTrue;
-import jakarta.validation.constraints.Max;
-import jakarta.validation.constraints.Min;
-import jakarta.validation.constraints.NotBlank;
-import jakarta.validation.constraints.NotNull;
-import jakarta.validation.constraints.Pattern;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.validation.annotation.Validated;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
  * Steward's settings, under {@code steward.*}. Checked at start-up: a bad value stops the operator
- * with a message that names the property.
+ * with a message that names the property. The class checks itself (Spring Boot binds and then asks a
+ * {@code @ConfigurationProperties} object that is a {@link Validator}): a handful of checks do not need
+ * a Bean Validation provider, whose start-up was a tenth of Steward's.
  */
-@Validated
 @ConfigurationProperties("steward")
-public class StewardProperties {
-  private static final String DNS_LABEL = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
+public class StewardProperties implements Validator {
+  private static final Pattern DNS_LABEL = Pattern.compile("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
 
   /** Namespaces whose WebApps Steward manages; empty means all namespaces. */
-  private List<@Pattern(regexp = DNS_LABEL, message = "must be a namespace name (a DNS-1123 label)") String> namespaces =
-      new ArrayList<>();
+  private List<String> namespaces = new ArrayList<>();
 
   /** Reconciles that may run at once (controller-runtime's MaxConcurrentReconciles). */
-  @Min(1) @Max(256)
   private int workers = 8;
 
   /** How often every WebApp is reconciled even without a change: a safety net, not a poll. */
-  @NotNull
   private Duration resyncPeriod = Duration.ofMinutes(10);
 
   /** Kubeconfig to use instead of the default chain (KUBECONFIG, ~/.kube/config, in-cluster). */
@@ -43,7 +36,6 @@ public class StewardProperties {
    * client-java reads a pod's own token every minute), so that a rotated or expiring token does not
    * lock the operator out.
    */
-  @NotNull
   private Duration credentialRefreshPeriod = Duration.ofMinutes(1);
 
   /**
@@ -51,36 +43,66 @@ public class StewardProperties {
    * first when this JVM runs AES-GCM without the CPU's AES instructions (C1-only compilation, as the
    * image runs), {@code chacha20-first} always, {@code jdk} never. Only the order changes.
    */
-  @NotNull
   private TlsCipherOrder tlsCipherOrder = TlsCipherOrder.AUTO;
 
   /** How long shutdown waits for running reconciles to finish. */
-  @NotNull
   private Duration shutdownTimeout = Duration.ofSeconds(20);
 
   /** Leader election on a Lease, with client-go's and controller-runtime's timings. */
-  @Valid
   private final LeaderElection leaderElection = new LeaderElection();
 
   /** How writes are fenced to the leader's term. */
   private final Fencing fencing = new Fencing();
 
-  @Valid
   private final Sharding sharding = new Sharding();
 
-  @AssertTrue(message = "steward.resync-period must be at least 1s (minutes are usual: it is a safety net, not a polling interval)")
-  public boolean isResyncPeriodPositive() {
-    return resyncPeriod != null && resyncPeriod.compareTo(Duration.ofSeconds(1)) >= 0;
+  @Override
+  public boolean supports(Class<?> type) {
+    return type == StewardProperties.class;
   }
 
-  @AssertTrue(message = "steward.credential-refresh-period must be at least 1s")
-  public boolean isCredentialRefreshPeriodPositive() {
-    return credentialRefreshPeriod != null && credentialRefreshPeriod.compareTo(Duration.ofSeconds(1)) >= 0;
+  /** Each problem as a field error naming the property, so that Spring Boot's report names it too. */
+  @Override
+  public void validate(Object target, Errors errors) {
+    for (int i = 0; i < namespaces.size(); i++) {
+      requireDnsLabel(errors, "namespaces[" + i + "]", namespaces.get(i), "a namespace name");
+    }
+    if (workers < 1 || workers > 256) {
+      errors.rejectValue("workers", "range", "steward.workers must be between 1 and 256");
+    }
+    if (resyncPeriod == null || resyncPeriod.compareTo(Duration.ofSeconds(1)) < 0) {
+      errors.rejectValue("resyncPeriod", "range",
+          "steward.resync-period must be at least 1s (minutes are usual: it is a safety net, not a polling interval)");
+    }
+    if (credentialRefreshPeriod == null || credentialRefreshPeriod.compareTo(Duration.ofSeconds(1)) < 0) {
+      errors.rejectValue("credentialRefreshPeriod", "range", "steward.credential-refresh-period must be at least 1s");
+    }
+    if (kubeconfig != null && !kubeconfig.toFile().isFile()) {
+      errors.rejectValue("kubeconfig", "missing", "steward.kubeconfig names a file that does not exist");
+    }
+    requireSet(errors, "tlsCipherOrder", tlsCipherOrder, "steward.tls-cipher-order");
+    requireSet(errors, "shutdownTimeout", shutdownTimeout, "steward.shutdown-timeout");
+    leaderElection.validate(errors);
+    if (sharding.buckets < 1 || sharding.buckets > 1024) {
+      errors.rejectValue("sharding.buckets", "range", "steward.sharding.buckets must be between 1 and 1024");
+    }
   }
 
-  @AssertTrue(message = "steward.kubeconfig names a file that does not exist")
-  public boolean isKubeconfigReadable() {
-    return kubeconfig == null || kubeconfig.toFile().isFile();
+  private static void requireDnsLabel(Errors errors, String field, String value, String what) {
+    if (value == null || !DNS_LABEL.matcher(value).matches()) {
+      errors.rejectValue(field, "pattern", "steward." + toKebab(field) + " must be " + what + " (a DNS-1123 label)");
+    }
+  }
+
+  private static void requireSet(Errors errors, String field, Object value, String property) {
+    if (value == null) {
+      errors.rejectValue(field, "required", property + " must be set");
+    }
+  }
+
+  /** {@code leaderElection.leaseName} as the property is spelled: {@code leader-election.lease-name}. */
+  static String toKebab(String field) {
+    return field.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT);
   }
 
   public static class LeaderElection {
@@ -88,33 +110,38 @@ public class StewardProperties {
     private boolean enabled = true;
 
     /** Name of the Lease the replicas compete for. */
-    @NotBlank @Pattern(regexp = DNS_LABEL, message = "must be a Lease name (a DNS-1123 label)")
     private String leaseName = "steward-leader";
 
     /** Namespace of the Lease; defaults to the pod's namespace (POD_NAMESPACE), else "default". */
-    @Pattern(regexp = DNS_LABEL, message = "must be a namespace name (a DNS-1123 label)")
     private String leaseNamespace;
 
     /** This replica's name in the Lease; defaults to POD_NAME, else the host name plus a random suffix. */
     private String identity;
 
     /** How long a Lease holds once renewed: a standby takes over this long after the leader's last renewal. */
-    @NotNull private Duration leaseDuration = Duration.ofSeconds(15);
+    private Duration leaseDuration = Duration.ofSeconds(15);
 
     /**
      * How long the leader keeps trying to renew before it gives up leading and exits; its term ends
      * slightly earlier (see the README's Fencing section).
      */
-    @NotNull private Duration renewDeadline = Duration.ofSeconds(10);
+    private Duration renewDeadline = Duration.ofSeconds(10);
 
     /** How often the leader renews the Lease and a standby tries to take it. */
-    @NotNull private Duration retryPeriod = Duration.ofSeconds(2);
+    private Duration retryPeriod = Duration.ofSeconds(2);
 
-    @AssertTrue(message = "steward.leader-election timings must satisfy lease-duration > renew-deadline > retry-period > 0")
-    public boolean isTimingConsistent() {
-      return leaseDuration != null && renewDeadline != null && retryPeriod != null
+    void validate(Errors errors) {
+      requireDnsLabel(errors, "leaderElection.leaseName", leaseName, "a Lease name");
+      if (leaseNamespace != null) {
+        requireDnsLabel(errors, "leaderElection.leaseNamespace", leaseNamespace, "a namespace name");
+      }
+      boolean consistent = leaseDuration != null && renewDeadline != null && retryPeriod != null
           && leaseDuration.compareTo(renewDeadline) > 0 && renewDeadline.compareTo(retryPeriod) > 0
           && !retryPeriod.isNegative() && !retryPeriod.isZero();
+      if (!consistent) {
+        errors.rejectValue("leaderElection", "timings",
+            "steward.leader-election timings must satisfy lease-duration > renew-deadline > retry-period > 0");
+      }
     }
 
     public boolean isEnabled() { return enabled; }
@@ -145,7 +172,6 @@ public class StewardProperties {
     private boolean enabled = false;
 
     /** Fixed for the life of a deployment: the bucket of an object is part of its labels. */
-    @Min(1) @Max(1024)
     private int buckets = 32;
 
     public boolean isEnabled() { return enabled; }

@@ -3,10 +3,8 @@ package io.steward.operator.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.validation.autoconfigure.ValidationAutoConfiguration;
 import org.springframework.context.annotation.Configuration;
 
 /** Bad settings stop the operator at start-up with a message that names the property. */
@@ -16,7 +14,6 @@ class StewardPropertiesTest {
   static class PropertiesOnly {}
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
-      .withConfiguration(AutoConfigurations.of(ValidationAutoConfiguration.class))
       .withUserConfiguration(PropertiesOnly.class);
 
   @Test
@@ -52,6 +49,29 @@ class StewardPropertiesTest {
   }
 
   @Test
+  void badLeaseNameAndNamespace() {
+    assertFailure("steward.leader-election.lease-name=Leader!", "steward.leader-election.lease-name must be a Lease name");
+    assertFailure("steward.leader-election.lease-namespace=-x", "steward.leader-election.lease-namespace must be a namespace");
+  }
+
+  @Test
+  void tooShortPeriods() {
+    assertFailure("steward.resync-period=500ms", "steward.resync-period must be at least 1s");
+    assertFailure("steward.credential-refresh-period=0s", "steward.credential-refresh-period must be at least 1s");
+  }
+
+  @Test
+  void bucketsOutOfRange() {
+    assertFailure("steward.sharding.buckets=1025", "steward.sharding.buckets must be between 1 and 1024");
+  }
+
+  @Test
+  void everyProblemIsReportedAtOnce() {
+    runner.withPropertyValues("steward.workers=0", "steward.sharding.buckets=0").run(context ->
+        assertThat(messages(context.getStartupFailure())).contains("steward.workers must be", "steward.sharding.buckets must be"));
+  }
+
+  @Test
   void unparsableDuration() {
     assertFailure("steward.resync-period=often", "steward.resync-period");
   }
@@ -59,12 +79,15 @@ class StewardPropertiesTest {
   private void assertFailure(String property, String expectedInMessage) {
     runner.withPropertyValues(property).run(context -> {
       assertThat(context).hasFailed();
-      Throwable failure = context.getStartupFailure();
-      StringBuilder messages = new StringBuilder();
-      for (Throwable t = failure; t != null; t = t.getCause()) {
-        messages.append(t.getMessage()).append('\n');
-      }
-      assertThat(messages.toString()).contains(expectedInMessage);
+      assertThat(messages(context.getStartupFailure())).contains(expectedInMessage);
     });
+  }
+
+  private static String messages(Throwable failure) {
+    StringBuilder messages = new StringBuilder();
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      messages.append(t.getMessage()).append('\n');
+    }
+    return messages.toString();
   }
 }
