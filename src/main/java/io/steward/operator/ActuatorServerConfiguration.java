@@ -18,7 +18,6 @@ import org.springframework.boot.actuate.endpoint.invoke.ParameterValueMapper;
 import org.springframework.boot.actuate.endpoint.jackson.EndpointJsonMapper;
 import org.springframework.boot.actuate.endpoint.web.EndpointMediaTypes;
 import org.springframework.boot.actuate.endpoint.web.ExposableWebEndpoint;
-import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
 import org.springframework.boot.actuate.endpoint.web.PathMapper;
 import org.springframework.boot.actuate.endpoint.web.WebOperation;
 import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpointDiscoverer;
@@ -39,7 +38,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Actuator's web endpoints without a servlet container: what Spring Boot's web endpoint
- * auto-configuration defines for a web application (discovery filtered by
+ * auto-configuration defines for a web application that this server needs (discovery filtered by
  * {@code management.endpoints.web.exposure}, path mapping, access, the health endpoint's web
  * extension, which answers 503 when a group is down), served by {@link ActuatorHttpServer} on
  * {@code management.server.port}, else {@code server.port}.
@@ -75,11 +74,6 @@ public class ActuatorServerConfiguration {
     return new WebEndpointDiscoverer(context, parameters, EndpointMediaTypes.DEFAULT, pathMappers.orderedStream().toList(),
         List.of(), advisors.orderedStream().toList(), endpointFilters.orderedStream().toList(),
         operationFilters.orderedStream().toList());
-  }
-
-  @Bean
-  PathMappedEndpoints pathMappedEndpoints(WebEndpointProperties properties, WebEndpointDiscoverer endpoints) {
-    return new PathMappedEndpoints(properties.getBasePath(), endpoints);
   }
 
   @Bean

@@ -69,6 +69,7 @@ public final class ActuatorHttpServer implements SmartLifecycle {
 
   private final InetSocketAddress address;
   private final String basePath;
+  private final List<String> base;
   private final List<Route> routes;
   private final EndpointLinksResolver links;
   private final JsonMapper endpointJson;
@@ -87,6 +88,7 @@ public final class ActuatorHttpServer implements SmartLifecycle {
       JsonMapper endpointJson, JsonMapper otherJson, IntConsumer boundPort) {
     this.address = address;
     this.basePath = trimSlashes(basePath);
+    this.base = segments(this.basePath);
     this.routes = new ArrayList<>();
     for (ExposableWebEndpoint endpoint : endpoints) {
       for (WebOperation operation : endpoint.getOperations()) {
@@ -176,13 +178,15 @@ public final class ActuatorHttpServer implements SmartLifecycle {
       return find(exchange, rawPath);
     } catch (InvalidEndpointRequestException e) {
       return error(400, e.getMessage(), rawPath);
+    } catch (RuntimeException e) {
+      log.warn("Actuator request {} {} failed", exchange.getRequestMethod(), rawPath, e);
+      return error(500, e.toString(), rawPath);
     }
   }
 
   private Reply find(HttpExchange exchange, String rawPath) {
     String method = exchange.getRequestMethod();
     List<String> segments = segments(rawPath);
-    List<String> base = segments(basePath);
     if (!startsWith(segments, base)) {
       return error(404, "nothing is served at " + rawPath, rawPath);
     }
@@ -207,14 +211,7 @@ public final class ActuatorHttpServer implements SmartLifecycle {
       if (produced == null) {
         return error(406, "this endpoint produces " + route.predicate.getProduces(), rawPath);
       }
-      try {
-        return invoke(route, variables, exchange, produced);
-      } catch (InvalidEndpointRequestException e) {
-        throw e;
-      } catch (RuntimeException e) {
-        log.warn("Actuator operation {} failed", route.operation.getId(), e);
-        return error(500, e.toString(), rawPath);
-      }
+      return invoke(route, variables, exchange, produced);
     }
     if (allowed.contains("GET")) {
       allowed.add("HEAD");

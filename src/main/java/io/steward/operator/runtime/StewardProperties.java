@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Pattern;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.Errors;
@@ -102,7 +103,7 @@ public class StewardProperties implements Validator {
 
   /** {@code leaderElection.leaseName} as the property is spelled: {@code leader-election.lease-name}. */
   static String toKebab(String field) {
-    return field.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT);
+    return field.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
   }
 
   public static class LeaderElection {
