@@ -22,7 +22,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,7 +74,7 @@ public final class ActuatorHttpServer implements SmartLifecycle {
   private final JsonMapper endpointJson;
   private final JsonMapper otherJson;
   private final IntConsumer boundPort;
-  private final AtomicInteger inFlight = new AtomicInteger();
+  private final WorkInFlight inFlight = new WorkInFlight();
   private volatile HttpServer server;
   private ExecutorService handlers;
 
@@ -87,7 +86,8 @@ public final class ActuatorHttpServer implements SmartLifecycle {
   public ActuatorHttpServer(InetSocketAddress address, String basePath, Collection<ExposableWebEndpoint> endpoints,
       JsonMapper endpointJson, JsonMapper otherJson, IntConsumer boundPort) {
     this.address = address;
-    this.basePath = trimSlashes(basePath);
+    this.basePath = basePath == null ? ""
+        : StringUtils.trimTrailingCharacter(StringUtils.trimLeadingCharacter(basePath, '/'), '/');
     this.base = segments(this.basePath);
     this.routes = new ArrayList<>();
     for (ExposableWebEndpoint endpoint : endpoints) {
@@ -137,14 +137,10 @@ public final class ActuatorHttpServer implements SmartLifecycle {
     if (current == null) {
       return;
     }
-    long deadline = System.nanoTime() + IN_FLIGHT_GRACE.toNanos();
-    while (inFlight.get() > 0 && System.nanoTime() < deadline) {
-      try {
-        Thread.sleep(5);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        break;
-      }
+    try {
+      inFlight.awaitFinished(IN_FLIGHT_GRACE);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
     current.stop(0);
     handlers.shutdownNow();
@@ -159,7 +155,7 @@ public final class ActuatorHttpServer implements SmartLifecycle {
   // ---- one request ------------------------------------------------------------------------------
 
   private void handle(HttpExchange exchange) {
-    inFlight.incrementAndGet();
+    inFlight.started();
     try {
       answer(exchange, route(exchange));
     } catch (IOException e) {
@@ -167,7 +163,7 @@ public final class ActuatorHttpServer implements SmartLifecycle {
           e.toString());
     } finally {
       exchange.close();
-      inFlight.decrementAndGet();
+      inFlight.finished();
     }
   }
 
@@ -371,17 +367,6 @@ public final class ActuatorHttpServer implements SmartLifecycle {
 
   private static boolean startsWith(List<String> segments, List<String> prefix) {
     return segments.size() >= prefix.size() && segments.subList(0, prefix.size()).equals(prefix);
-  }
-
-  private static String trimSlashes(String path) {
-    String trimmed = path == null ? "" : path;
-    while (trimmed.startsWith("/")) {
-      trimmed = trimmed.substring(1);
-    }
-    while (trimmed.endsWith("/")) {
-      trimmed = trimmed.substring(0, trimmed.length() - 1);
-    }
-    return trimmed;
   }
 
   private static String withCharset(String type) {

@@ -164,7 +164,7 @@ public final class ControllerManager {
       metrics.watchQueueDepth(registry, name, queue::length);
       QueueWiring wiring = new QueueWiring(queue, OffsetDateTime.now(ZoneOffset.UTC));
       sources.forEach(source -> source.accept(wiring));
-      ReconcilesInFlight inFlight = new ReconcilesInFlight();
+      WorkInFlight inFlight = new WorkInFlight();
       var controller = ControllerBuilder.defaultBuilder(factory)
           .withName(name)
           .withWorkQueue(queue)

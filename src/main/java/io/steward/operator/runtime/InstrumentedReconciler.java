@@ -23,19 +23,19 @@ public final class InstrumentedReconciler implements Reconciler {
   private final Reconciler delegate;
   private final String kind;
   private final ControllerMetrics metrics;
-  private final ReconcilesInFlight inFlight;
+  private final WorkInFlight inFlight;
   private final Tracing tracing;
   private final BiFunction<String, String, ? extends KubernetesObject> cached;
 
   /** @param kind the kind the controller reconciles, for its log lines */
   public InstrumentedReconciler(Reconciler delegate, String kind, ControllerMetrics metrics,
-      ReconcilesInFlight inFlight) {
+      WorkInFlight inFlight) {
     this(delegate, kind, metrics, inFlight, Tracing.off(), (namespace, name) -> null);
   }
 
   /** @param cached the reconciled kind's cached object by namespace and name, for the generation a pass saw */
   public InstrumentedReconciler(Reconciler delegate, String kind, ControllerMetrics metrics,
-      ReconcilesInFlight inFlight, Tracing tracing, BiFunction<String, String, ? extends KubernetesObject> cached) {
+      WorkInFlight inFlight, Tracing tracing, BiFunction<String, String, ? extends KubernetesObject> cached) {
     this.delegate = delegate;
     this.kind = kind;
     this.metrics = metrics;

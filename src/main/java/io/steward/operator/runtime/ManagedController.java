@@ -18,7 +18,7 @@ import java.util.function.Predicate;
  * objects are settled (see {@link ControllerManager.Builder#settledWhen}).
  */
 public record ManagedController<P extends KubernetesObject>(String name, Controller controller,
-    InstrumentedWorkQueue queue, ControllerMetrics metrics, ReconcilesInFlight inFlight, KindInformer<P> reconciled,
+    InstrumentedWorkQueue queue, ControllerMetrics metrics, WorkInFlight inFlight, KindInformer<P> reconciled,
     Predicate<P> settled) {
 
   /**

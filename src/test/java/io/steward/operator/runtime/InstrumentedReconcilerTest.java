@@ -31,7 +31,7 @@ class InstrumentedReconcilerTest {
   void aTerminalFailureIsCountedAsAnErrorButNotRetried() {
     Result result = new InstrumentedReconciler(r -> {
       throw new TerminalException("the API server refused the Deployment");
-    }, "WebApp", metrics, new ReconcilesInFlight()).reconcile(request);
+    }, "WebApp", metrics, new WorkInFlight()).reconcile(request);
 
     assertThat(result.isRequeue()).isFalse();
     assertThat(errors()).isEqualTo(1);
@@ -41,7 +41,7 @@ class InstrumentedReconcilerTest {
   void anyOtherFailureIsRetriedWithBackOff() {
     Result result = new InstrumentedReconciler(r -> {
       throw new IllegalStateException("HTTP 503");
-    }, "WebApp", metrics, new ReconcilesInFlight()).reconcile(request);
+    }, "WebApp", metrics, new WorkInFlight()).reconcile(request);
 
     assertThat(result.isRequeue()).isTrue();
     assertThat(result.getRequeueAfter()).isNull();
@@ -78,7 +78,7 @@ class InstrumentedReconcilerTest {
     InstrumentedReconciler reconciler = new InstrumentedReconciler(r -> {
       currentDuringPass.add(observations.getCurrentObservation());
       return new Result(false);
-    }, "WebApp", metrics, new ReconcilesInFlight(), new Tracing(observations),
+    }, "WebApp", metrics, new WorkInFlight(), new Tracing(observations),
         (namespace, name) -> namespace.equals("ns") && name.equals("shop") ? cached : null);
     reconciler.reconcile(request);
 
@@ -104,7 +104,7 @@ class InstrumentedReconcilerTest {
 
     new InstrumentedReconciler(r -> {
       throw failure;
-    }, "WebApp", metrics, new ReconcilesInFlight(), new Tracing(observations), (namespace, name) -> null)
+    }, "WebApp", metrics, new WorkInFlight(), new Tracing(observations), (namespace, name) -> null)
         .reconcile(request);
 
     assertThat(recorded.stopped).singleElement().satisfies(context -> {
@@ -121,7 +121,7 @@ class InstrumentedReconcilerTest {
     Result result = new InstrumentedReconciler(r -> {
       currentDuringPass.add(ObservationRegistry.NOOP.getCurrentObservation());
       return new Result(false);
-    }, "WebApp", metrics, new ReconcilesInFlight(), Tracing.off(), (namespace, name) -> {
+    }, "WebApp", metrics, new WorkInFlight(), Tracing.off(), (namespace, name) -> {
       lookups.incrementAndGet();
       return null;
     }).reconcile(request);

@@ -6,11 +6,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The reconciles running right now, as parties of a {@link Phaser}: each registers when it starts
- * and leaves when it ends, so a graceful stop waits on exactly the work in flight and wakes the
- * moment the last one ends.
+ * The work running right now (reconciles, Actuator's requests), as parties of a {@link Phaser}: each
+ * piece registers when it starts and leaves when it ends, so a graceful stop waits on exactly the
+ * work in flight and wakes the moment the last one ends.
  */
-public final class ReconcilesInFlight {
+public final class WorkInFlight {
   /** One party stays registered: whoever awaits, so the phaser never terminates on its own. */
   private final Phaser phaser = new Phaser(1);
 
@@ -23,8 +23,8 @@ public final class ReconcilesInFlight {
   }
 
   /**
-   * Waits until every reconcile running now has ended, or {@code timeout} has passed; returns how
-   * many still run (zero once all ended). Called once, by the graceful stop.
+   * Waits until all the work running now has ended, or {@code timeout} has passed; returns how many
+   * pieces still run (zero once all ended). Called once, by the graceful stop.
    */
   public int awaitFinished(Duration timeout) throws InterruptedException {
     int phase = phaser.arrive();
