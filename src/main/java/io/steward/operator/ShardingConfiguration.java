@@ -66,6 +66,9 @@ public class ShardingConfiguration {
         .requeue(request -> terms.bucketOf(request.getNamespace(), request.getName()), buckets));
     Gauge.builder("steward_shard_buckets_listed_ahead", caches, c -> c.ahead().size())
         .description("Buckets whose caches this replica lists ahead of taking them").register(registry);
+    Gauge.builder("steward_shard_bucket_informer_groups", informers, i -> i.bucketGroups().size())
+        .description("Groups of buckets listed and watched together, by one informer per kind each")
+        .register(registry);
     BucketOwnership.Listener listener = new BucketOwnership.Listener() {
       @Override
       public void moved(int bucket, BucketOwnership.Move move, String detail) {
@@ -149,7 +152,8 @@ public class ShardingConfiguration {
 
   /** Always a bean, so that Actuator finds it whatever the mode; it answers 404 in single-leader mode. */
   @Bean
-  ShardsEndpoint shardsEndpoint(ObjectProvider<BucketOwnership> ownership, ObjectProvider<BucketTerms> terms) {
-    return new ShardsEndpoint(ownership.getIfAvailable(), terms.getIfAvailable());
+  ShardsEndpoint shardsEndpoint(ObjectProvider<BucketOwnership> ownership, ObjectProvider<BucketTerms> terms,
+      Informers informers) {
+    return new ShardsEndpoint(ownership.getIfAvailable(), terms.getIfAvailable(), informers);
   }
 }

@@ -37,17 +37,17 @@ public final class BucketCaches {
 
   /**
    * Buckets taken in one round: their caches first, then all of them is queued. Those listed ahead
-   * are queued at once and together, taking turns; the others each once its caches have listed.
+   * are queued at once and together, taking turns; the others, listed together, once they all have.
    */
   public synchronized void acquired(Set<Integer> buckets) {
     Set<Integer> listed = new TreeSet<>();
+    Set<Integer> listing = new TreeSet<>();
     for (int bucket : buckets) {
       boolean wasAhead = ahead.remove(bucket);
-      if (wasAhead && informers.bucketSynced(bucket)) {
-        listed.add(bucket);
-      } else {
-        informers.startBucket(bucket).thenRun(() -> queueEverything.accept(Set.of(bucket)));
-      }
+      (wasAhead && informers.bucketSynced(bucket) ? listed : listing).add(bucket);
+    }
+    if (!listing.isEmpty()) {
+      informers.startBuckets(listing).thenRun(() -> queueEverything.accept(listing));
     }
     if (!listed.isEmpty()) {
       queueEverything.accept(listed);
@@ -65,11 +65,15 @@ public final class BucketCaches {
    * longer expected stop (a bucket taken meanwhile left this set when it was {@link #acquired}).
    */
   public synchronized void expecting(Set<Integer> buckets) {
+    Set<Integer> fresh = new TreeSet<>();
     for (int bucket : buckets) {
       if (ahead.add(bucket)) {
-        log.debug("Listing bucket {} ahead of taking it", bucket);
-        informers.startBucket(bucket);
+        fresh.add(bucket);
       }
+    }
+    if (!fresh.isEmpty()) {
+      log.debug("Listing buckets {} ahead of taking them", fresh);
+      informers.startBuckets(fresh);
     }
     for (int bucket : List.copyOf(ahead)) {
       if (!buckets.contains(bucket)) {

@@ -21,20 +21,26 @@ import io.kubernetes.client.util.Watchable;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
@@ -46,6 +52,8 @@ import java.util.function.UnaryOperator;
  * when it becomes leader.
  */
 public final class Informers {
+  private static final Logger log = LoggerFactory.getLogger(Informers.class);
+
   /** The namespace of a scope that watches all of them. */
   static final String ALL_NAMESPACES = "";
 
@@ -89,8 +97,45 @@ public final class Informers {
     misfiled.add(listener);
   }
 
-  /** Sharded mode: when each running bucket informer began watching. */
+  /** Sharded mode: when each bucket cached here began to be watched. */
   private final Map<Integer, OffsetDateTime> bucketWatchingSince = new ConcurrentHashMap<>();
+
+  /** How long buckets must have stopped leaving a group before it is replaced by one without them. */
+  static final Duration COMPACTION_DELAY = Duration.ofSeconds(5);
+
+  /** Sharded mode: the group serving each bucket cached here (changed under this object's lock). */
+  private final Map<Integer, BucketGroup> groupOf = new ConcurrentHashMap<>();
+
+  /** Sharded mode: buckets listed and watched together, by one informer per kind and namespace scope. */
+  private static final class BucketGroup {
+    final Set<Integer> selected;
+    /** The buckets it serves: those selected that have not been let go or moved to a replacement. */
+    final Set<Integer> serving = new TreeSet<>();
+    final Map<KindInformer<?>, BucketViews.Group<?>> byKind = new LinkedHashMap<>();
+    ScheduledFuture<?> compaction;
+    /** The group listing its buckets again without those it serves no longer, until it takes over. */
+    BucketGroup replacement;
+    volatile boolean stopped;
+
+    BucketGroup(Set<Integer> selected) {
+      this.selected = Set.copyOf(selected);
+    }
+
+    boolean synced() {
+      return byKind.values().stream().allMatch(BucketViews.Group::synced);
+    }
+
+    void stop() {
+      stopped = true;
+      if (compaction != null) {
+        compaction.cancel(false);
+      }
+      if (replacement != null) {
+        replacement.stop();
+      }
+      byKind.values().forEach(BucketViews.Group::stop);
+    }
+  }
 
   /**
    * @param client the client for lists and watches (no read timeout)
@@ -272,7 +317,8 @@ public final class Informers {
     }
   }
 
-  public synchronized boolean hasSynced() {
+  /** Not synchronized: the informers' handlers ask, and the kinds do not change once they run. */
+  public boolean hasSynced() {
     return kinds.values().stream().allMatch(KindInformer::hasSynced);
   }
 
@@ -315,57 +361,152 @@ public final class Informers {
   }
 
   /**
-   * Sharded mode: starts an informer per kind and namespace scope for the objects labelled with
-   * {@code bucket}; completes once all of them have listed. A no-op for a bucket already started.
+   * Sharded mode: the buckets whose informers are not running yet get them, one informer per kind
+   * and namespace scope for all of them together; completes once every one of {@code buckets} has
+   * listed or been let go meanwhile (the others' work must not wait for a bucket that will not list).
    */
-  public synchronized CompletableFuture<Void> startBucket(int bucket) {
-    bucketWatchingSince.putIfAbsent(bucket, OffsetDateTime.now(ZoneOffset.UTC));
-    for (Map.Entry<WatchedKind<?, ?>, KindInformer<?>> entry : kinds.entrySet()) {
-      startBucket(entry.getKey(), entry.getValue(), bucket);
+  public synchronized CompletableFuture<Void> startBuckets(Set<Integer> buckets) {
+    Set<Integer> fresh = new TreeSet<>(buckets);
+    fresh.removeAll(groupOf.keySet());
+    if (!fresh.isEmpty()) {
+      OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+      BucketGroup group = startGroup(fresh, false);
+      group.serving.addAll(fresh);
+      fresh.forEach(bucket -> {
+        groupOf.put(bucket, group);
+        bucketWatchingSince.putIfAbsent(bucket, now);
+      });
     }
+    Set<Integer> awaited = Set.copyOf(buckets);
+    return whenTrue(() -> awaited.stream().allMatch(bucket -> bucketSynced(bucket) || !groupOf.containsKey(bucket)));
+  }
+
+  private CompletableFuture<Void> whenTrue(BooleanSupplier condition) {
     CompletableFuture<Void> result = new CompletableFuture<>();
     var check = bucketSyncChecks.scheduleWithFixedDelay(() -> {
-      if (bucketSynced(bucket)) {
+      if (condition.getAsBoolean()) {
         result.complete(null);
       }
     }, 0, 50, TimeUnit.MILLISECONDS);
     return result.whenComplete((done, failure) -> check.cancel(false));
   }
 
+  /**
+   * Informers for {@code selected}, one per kind and namespace scope, serving them at once or, for
+   * {@code shadowing}, replacing their current group once they have listed ({@link #compact}).
+   */
+  private BucketGroup startGroup(Set<Integer> selected, boolean shadowing) {
+    BucketGroup group = new BucketGroup(selected);
+    String selector = BucketHash.LABEL + " in ("
+        + String.join(",", selected.stream().sorted().map(String::valueOf).toList()) + ")";
+    for (Map.Entry<WatchedKind<?, ?>, KindInformer<?>> entry : kinds.entrySet()) {
+      group.byKind.put(entry.getValue(), startGroup(entry.getKey(), entry.getValue(), selected, selector, shadowing));
+    }
+    return group;
+  }
+
   @SuppressWarnings("unchecked")
-  private <T extends KubernetesObject, L extends KubernetesListObject> void startBucket(WatchedKind<?, ?> watched,
-      KindInformer<?> cache, int bucket) {
+  private <T extends KubernetesObject, L extends KubernetesListObject> BucketViews.Group<?> startGroup(
+      WatchedKind<?, ?> watched, KindInformer<?> cache, Set<Integer> selected, String selector, boolean shadowing) {
     WatchedKind<T, L> kind = (WatchedKind<T, L>) watched;
     KindInformer<T> kindInformer = (KindInformer<T>) cache;
-    if (kindInformer.hasBucket(bucket)) {
-      return;
-    }
-    WatchedKind<T, L> selected = kind.alsoSelecting(BucketHash.LABEL + "=" + bucket);
+    WatchedKind<T, L> bucketed = kind.alsoSelecting(selector);
+    Map<String, SharedIndexInformer<T>> byScope = new LinkedHashMap<>();
     for (Scope scope : scopes) {
-      ListWatchHealth check = new ListWatchHealth(kind.plural() + " of bucket " + bucket + " in "
+      ListWatchHealth check = new ListWatchHealth(kind.plural() + " of buckets " + selected + " in "
           + where(scope.namespace()), listWatchGrace, Clock.systemUTC());
       SharedIndexInformer<T> informer = new DefaultSharedIndexInformer<T, L>(kind.type(),
-          check.listerWatcher(client, selected.listCalls(client, scope.namespace()), kind.type(), kind.listType()), 0,
+          check.listerWatcher(client, bucketed.listCalls(client, scope.namespace()), kind.type(), kind.listType()), 0,
           new Cache<>(), check.exceptionHandler());
       informer.setTransform(object -> beforeCaching(kind, object));
-      kindInformer.addBucket(scope.namespace(), bucket, informer);
-      bucketInformers.submit(informer::run);
+      byScope.put(scope.namespace(), informer);
     }
+    BucketViews<T> views = kindInformer.bucketViews();
+    BucketViews.Group<T> group = shadowing ? views.shadow(selected, byScope) : views.serve(selected, byScope);
+    byScope.values().forEach(informer -> bucketInformers.submit(informer::run));
+    return group;
   }
 
-  /** Sharded mode: stops the informers of {@code bucket}; their objects leave the caches. */
+  /**
+   * Sharded mode: the buckets each group of bucket informers lists and watches, those serving first,
+   * then any replacement still listing; a bucket a group watches but no longer serves is in
+   * brackets.
+   */
+  public synchronized List<String> bucketGroups() {
+    List<String> result = new ArrayList<>();
+    Set<BucketGroup> groups = new LinkedHashSet<>(groupOf.values());
+    groups.forEach(group -> result.add(String.join(",", group.selected.stream().sorted()
+        .map(bucket -> group.serving.contains(bucket) ? String.valueOf(bucket) : "[" + bucket + "]").toList())));
+    groups.stream().filter(group -> group.replacement != null).forEach(group -> result.add(String.join(",",
+        group.replacement.selected.stream().sorted().map(String::valueOf).toList()) + " (listing)"));
+    return result;
+  }
+
+  /** Sharded mode: the informers of {@code bucket} no longer show it; its objects leave the caches. */
   public synchronized void stopBucket(int bucket) {
     bucketWatchingSince.remove(bucket);
-    for (KindInformer<?> kind : kinds.values()) {
-      stopBucket(kind, bucket);
+    BucketGroup group = groupOf.remove(bucket);
+    if (group == null) {
+      return;
+    }
+    group.serving.remove(bucket);
+    kinds.values().forEach(kind -> kind.bucketViews().letGo(bucket));
+    if (group.serving.isEmpty()) {
+      group.stop();
+    } else {
+      compactLater(group);
     }
   }
 
-  private static <T extends KubernetesObject> void stopBucket(KindInformer<T> kind, int bucket) {
-    for (SharedIndexInformer<T> informer : kind.removeBucket(bucket)) {
-      informer.stop();
-      kind.forgetAll(informer);
+  /**
+   * A group watching buckets it serves no longer is replaced by one watching only those it serves,
+   * once buckets have stopped leaving it for a while: so a replica that hands buckets over also stops
+   * receiving, decoding and dropping their events.
+   */
+  private void compactLater(BucketGroup group) {
+    if (group.compaction != null) {
+      group.compaction.cancel(false);
     }
+    group.compaction = bucketSyncChecks.schedule(() -> compact(group), COMPACTION_DELAY.toMillis(),
+        TimeUnit.MILLISECONDS);
+  }
+
+  private synchronized void compact(BucketGroup group) {
+    group.compaction = null;
+    if (group.stopped || group.replacement != null || group.serving.equals(group.selected)) {
+      return;
+    }
+    BucketGroup replacement = startGroup(Set.copyOf(group.serving), true);
+    group.replacement = replacement;
+    log.debug("Buckets {} are listed anew, without the others their informers watched ({})", group.serving,
+        group.selected);
+    whenTrue(() -> replacement.stopped || replacement.synced()).thenRun(() -> takeOver(group, replacement));
+  }
+
+  private synchronized void takeOver(BucketGroup group, BucketGroup replacement) {
+    group.replacement = null;
+    Set<Integer> moving = new TreeSet<>(replacement.selected);
+    moving.retainAll(group.serving);
+    if (replacement.stopped || moving.isEmpty()) {
+      replacement.stop();
+      return;
+    }
+    replacement.byKind.forEach((kind, views) -> takeOver(kind, views, moving));
+    moving.forEach(bucket -> groupOf.put(bucket, replacement));
+    group.serving.removeAll(moving);
+    replacement.serving.addAll(moving);
+    if (group.serving.isEmpty()) {
+      group.stop();
+    }
+    if (!replacement.serving.equals(replacement.selected)) {
+      compactLater(replacement);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T extends KubernetesObject> void takeOver(KindInformer<?> kind, BucketViews.Group<?> group,
+      Set<Integer> moving) {
+    ((KindInformer<T>) kind).bucketViews().takeOver((BucketViews.Group<T>) group, moving);
   }
 
   /**
@@ -404,7 +545,7 @@ public final class Informers {
     scopes.forEach(scope -> scope.factory().stopAllRegisteredInformers());
     if (buckets > 0) {
       synchronized (this) {
-        kinds.values().forEach(kind -> kind.stopAllBuckets());
+        Set.copyOf(groupOf.values()).forEach(BucketGroup::stop);
       }
       bucketInformers.shutdownNow();
       bucketSyncChecks.shutdownNow();

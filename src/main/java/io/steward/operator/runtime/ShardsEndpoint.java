@@ -9,18 +9,21 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 /**
  * {@code /actuator/shards}: in sharded mode, this replica's buckets and the term left in each, the
  * live members it sees, and the whole assignment (who should own each bucket, and who holds its
- * Lease as last read). Answered from what the ownership thread already knows: a probe sends nothing.
+ * Lease as last read), and the buckets each of its bucket informers lists and watches
+ * ({@link Informers#bucketGroups}). Answered from what the ownership thread already knows: a probe sends nothing.
  * In single-leader mode there is no ownership, and the endpoint answers 404 Not Found.
  */
 @Endpoint(id = "shards")
 public final class ShardsEndpoint {
   private final BucketOwnership ownership;
   private final BucketTerms terms;
+  private final Informers informers;
 
   /** {@code ownership} and {@code terms} are null in single-leader mode. */
-  public ShardsEndpoint(BucketOwnership ownership, BucketTerms terms) {
+  public ShardsEndpoint(BucketOwnership ownership, BucketTerms terms, Informers informers) {
     this.ownership = ownership;
     this.terms = terms;
+    this.informers = informers;
   }
 
   @ReadOperation
@@ -38,6 +41,7 @@ public final class ShardsEndpoint {
     result.put("liveMembers", ownership.liveMembers());
     result.put("assignment", ownership.assignment());
     result.put("holders", ownership.holders());
+    result.put("informerGroups", informers.bucketGroups());
     return result;
   }
 }

@@ -18,6 +18,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class InformersTest {
@@ -80,5 +83,32 @@ class InformersTest {
     V1ManagedFieldsEntry decoded = new V1ManagedFieldsEntry().fieldsV1(gson.fromJson(OWN_FIELDS, Object.class));
     assertThat(Informers.fieldsV1(decoded, gson)).isEqualTo(JsonParser.parseString(OWN_FIELDS));
     assertThat(gson.toJson(deployment)).doesNotContain("managedFields");
+  }
+
+  /**
+   * Buckets taken together are listed together, and their work is queued once all have listed. A
+   * bucket let go before it listed never will: the others' work must not wait for it for ever.
+   */
+  @Test
+  void bucketsStartedTogetherAreReadyOnceEachHasListedOrBeenLetGo() throws Exception {
+    ApiClient unreachable = new ApiClient().setBasePath("https://127.0.0.1:1").setReadTimeout(0);
+    Informers informers = new Informers(new SharedInformerFactory(unreachable), unreachable, List.of(), "steward",
+        Duration.ofSeconds(15), new SimpleMeterRegistry(), 32);
+    informers.of(new WatchedKind<>(V1Deployment.class, V1DeploymentList.class, "apps", "v1", "deployments",
+        "Deployment", "", false));
+    informers.start();
+    try {
+      CompletableFuture<Void> ready = informers.startBuckets(Set.of(1, 2));
+      assertThat(informers.bucketGroups()).containsExactly("1,2");
+
+      informers.stopBucket(1);
+      Thread.sleep(200);
+      assertThat(ready).as("bucket 2 is still cached here and has not listed").isNotDone();
+      informers.stopBucket(2);
+      ready.get(5, TimeUnit.SECONDS);
+      assertThat(informers.bucketGroups()).isEmpty();
+    } finally {
+      informers.stop();
+    }
   }
 }

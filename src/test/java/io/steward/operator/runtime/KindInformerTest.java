@@ -11,6 +11,7 @@ import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class KindInformerTest {
@@ -28,12 +29,12 @@ class KindInformerTest {
     services.addEventHandler(recording("a"));
     services.addEventHandler(recording("b"));
     RecordingInformer bucket = new RecordingInformer();
-    services.addBucket(Informers.ALL_NAMESPACES, 7, bucket.informer());
+    services.bucketViews().serve(Set.of(7), Map.of(Informers.ALL_NAMESPACES, bucket.informer()));
     services.addEventHandler(recording("c"));
 
     assertThat(namespace.handlers).hasSize(1);
     assertThat(bucket.handlers).hasSize(1);
-    bucket.handlers.get(0).onAdd(service("shop"));
+    bucket.handlers.get(0).onAdd(labelled(service("shop"), 7));
     namespace.handlers.get(0).onDelete(service("cart"), false);
     assertThat(seen).containsExactly("a add shop", "b add shop", "c add shop", "a delete cart", "b delete cart",
         "c delete cart");
@@ -65,7 +66,7 @@ class KindInformerTest {
 
   /**
    * Sharded mode: an object labelled with one bucket while its name belongs to another (copied with
-   * its labels) is seen by no owner of its name; the informer of the labelled bucket reports it.
+   * its labels) is seen by no owner of its name; the view of the labelled bucket reports it.
    */
   @Test
   void aBucketInformerReportsWhatItHoldsOfAnotherBucket() {
@@ -77,12 +78,12 @@ class KindInformerTest {
     int copyBelongs = BucketHash.bucketOf("team", "copy", 32);
     int labelled = (copyBelongs + 1) % 32;
     RecordingInformer bucket = new RecordingInformer();
-    services.addBucket(Informers.ALL_NAMESPACES, labelled, bucket.informer());
+    services.bucketViews().serve(Set.of(labelled), Map.of(Informers.ALL_NAMESPACES, bucket.informer()));
     String own = java.util.stream.IntStream.range(0, 1000).mapToObj(i -> "own-" + i)
         .filter(n -> BucketHash.bucketOf("team", n, 32) == labelled).findFirst().orElseThrow();
 
-    bucket.handlers.get(0).onAdd(service("copy"));
-    bucket.handlers.get(0).onUpdate(service(own), service(own));
+    bucket.handlers.get(0).onAdd(labelled(service("copy"), labelled));
+    bucket.handlers.get(0).onUpdate(labelled(service(own), labelled), labelled(service(own), labelled));
 
     assertThat(misfiled).containsExactly("copy in " + labelled);
   }
@@ -116,6 +117,11 @@ class KindInformerTest {
     };
   }
 
+  private static V1Service labelled(V1Service service, int bucket) {
+    service.getMetadata().labels(Map.of(BucketHash.LABEL, String.valueOf(bucket)));
+    return service;
+  }
+
   private static V1Service service(String name) {
     return new V1Service().metadata(new V1ObjectMeta().namespace("team").name(name));
   }
@@ -123,6 +129,7 @@ class KindInformerTest {
   /** An informer that only records the handlers client-java would run a thread for. */
   private static final class RecordingInformer {
     final List<ResourceEventHandler<V1Service>> handlers = new ArrayList<>();
+    final io.kubernetes.client.informer.cache.Cache<V1Service> cache = new io.kubernetes.client.informer.cache.Cache<>();
 
     @SuppressWarnings("unchecked")
     SharedIndexInformer<V1Service> informer() {
@@ -132,7 +139,7 @@ class KindInformerTest {
               handlers.add((ResourceEventHandler<V1Service>) args[0]);
               yield null;
             }
-            case "getIndexer" -> new io.kubernetes.client.informer.cache.Cache<V1Service>();
+            case "getIndexer" -> cache;
             case "hashCode" -> System.identityHashCode(proxy);
             case "equals" -> proxy == args[0];
             case "toString" -> "RecordingInformer";

@@ -28,11 +28,11 @@ public final class AuditLog {
   /**
    * One completed request. {@code subresource} is empty for the main resource; {@code message} is the
    * server's message for a failed one; {@code leaseHolder} is the holder a Lease write names (empty
-   * for a release or for anything but a Lease write).
+   * for a release or for anything but a Lease write); {@code requestUri} is the path and query as sent.
    */
   public record Entry(Instant received, String verb, String user, String userAgent, String apiGroup,
       String resource, String subresource, String namespace, String name, int code, String message,
-      String leaseHolder) {
+      String leaseHolder, String requestUri) {
 
     public boolean mutating() {
       return MUTATING.contains(verb);
@@ -111,7 +111,8 @@ public final class AuditLog {
     return new Entry(Instant.parse(text(event, "requestReceivedTimestamp")), text(event, "verb"),
         text(user, "username"), text(event, "userAgent"), text(ref, "apiGroup"), text(ref, "resource"),
         text(ref, "subresource"), text(ref, "namespace"), text(ref, "name"),
-        status.has("code") ? status.get("code").getAsInt() : 0, text(status, "message"), leaseHolder(event));
+        status.has("code") ? status.get("code").getAsInt() : 0, text(status, "message"), leaseHolder(event),
+        text(event, "requestURI"));
   }
 
   private static String leaseHolder(JsonObject event) {
