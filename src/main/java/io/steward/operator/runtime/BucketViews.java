@@ -27,21 +27,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * from what they were told before. So the replacement costs a list, not a pass over every object.
  */
 final class BucketViews<T extends KubernetesObject> {
-  /** The buckets one informer per namespace scope lists and watches together. */
+  /** Buckets listed and watched together: one informer per namespace scope. */
   static final class Group<T extends KubernetesObject> {
-    private final Set<Integer> selected;
     private final Map<String, SharedIndexInformer<T>> byScope;
     /** While it shadows: what its informers have told, by key; null once it serves. */
     private Map<String, T> shadow;
 
-    private Group(Set<Integer> selected, Map<String, SharedIndexInformer<T>> byScope, boolean shadowing) {
-      this.selected = Set.copyOf(selected);
+    private Group(Map<String, SharedIndexInformer<T>> byScope, boolean shadowing) {
       this.byScope = Map.copyOf(byScope);
       this.shadow = shadowing ? new HashMap<>() : null;
-    }
-
-    Set<Integer> selected() {
-      return selected;
     }
 
     boolean synced() {
@@ -78,17 +72,17 @@ final class BucketViews<T extends KubernetesObject> {
         throw new IllegalStateException("bucket " + bucket + " is served already");
       }
     }
-    Group<T> group = listen(new Group<>(selected, byScope, false));
+    Group<T> group = listen(new Group<>(byScope, false));
     selected.forEach(bucket -> served.put(bucket, group));
     return group;
   }
 
   /**
-   * A group that will replace those serving {@code selected} ({@link #takeOver}); until then it only
-   * records what its informers tell.
+   * A group that will replace those serving some of the buckets it lists ({@link #takeOver}); until
+   * then it only records what its informers tell.
    */
-  synchronized Group<T> shadow(Set<Integer> selected, Map<String, SharedIndexInformer<T>> byScope) {
-    return listen(new Group<>(selected, byScope, true));
+  synchronized Group<T> shadow(Map<String, SharedIndexInformer<T>> byScope) {
+    return listen(new Group<>(byScope, true));
   }
 
   private Group<T> listen(Group<T> group) {

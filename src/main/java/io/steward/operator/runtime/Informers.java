@@ -422,7 +422,7 @@ public final class Informers {
       byScope.put(scope.namespace(), informer);
     }
     BucketViews<T> views = kindInformer.bucketViews();
-    BucketViews.Group<T> group = shadowing ? views.shadow(selected, byScope) : views.serve(selected, byScope);
+    BucketViews.Group<T> group = shadowing ? views.shadow(byScope) : views.serve(selected, byScope);
     byScope.values().forEach(informer -> bucketInformers.submit(informer::run));
     return group;
   }

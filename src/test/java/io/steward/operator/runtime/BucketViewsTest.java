@@ -96,7 +96,7 @@ class BucketViewsTest {
     told.clear();
 
     ScriptedInformer replacement = new ScriptedInformer();
-    BucketViews.Group<V1Service> group = views.shadow(Set.of(1), Map.of(ALL, replacement.informer()));
+    BucketViews.Group<V1Service> group = views.shadow(Map.of(ALL, replacement.informer()));
     replacement.add(service(unchanged, 1, "10"));
     replacement.add(service(changed, 1, "15"));
     replacement.add(service(created, 1, "16"));
