@@ -3,6 +3,8 @@ package io.steward.operator.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.AppsV1Api;
 import io.kubernetes.client.openapi.apis.CoordinationV1Api;
@@ -24,6 +26,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,6 +34,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -352,7 +356,34 @@ class ShardingIT {
     REPORT.record(scenario, "churn end to all converged, ms", converged.toMillis());
     REPORT.record(scenario, "bucket Lease writes naming a new holder", moves(audit, from));
     REPORT.record(scenario, "writes outside the writer's term of the bucket", overlapping.size());
+    REPORT.record(scenario, "bucket informer groups per replica, after the moves", awaitInformersWatchOnlyOwnBuckets());
     assertThat(overlapping).as("writes outside the writer's term of the bucket").isEmpty();
+  }
+
+  /**
+   * Each replica's bucket informers watch exactly the buckets it owns, from its
+   * {@code /actuator/shards}: the replica that held all of them and handed two thirds over must have
+   * replaced the informers that still watched those, or it would keep receiving their events.
+   *
+   * @return each replica's groups of buckets watched together
+   */
+  private static Map<String, List<String>> awaitInformersWatchOnlyOwnBuckets() {
+    Map<String, List<String>> groups = new TreeMap<>();
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      for (OperatorProcess replica : running()) {
+        JsonObject shards = JsonParser.parseString(replica.actuator("shards").body()).getAsJsonObject();
+        List<String> watched = new ArrayList<>();
+        shards.getAsJsonArray("informerGroups").forEach(group -> watched.add(group.getAsString()));
+        assertThat(watched).as("bucket informer groups of %s", replica.identity())
+            .allMatch(group -> group.matches("[0-9]+(,[0-9]+)*"));
+        Set<Integer> own = new TreeSet<>();
+        shards.getAsJsonArray("owned").forEach(bucket -> own.add(bucket.getAsInt()));
+        assertThat(watched.stream().flatMap(group -> Arrays.stream(group.split(","))).map(Integer::valueOf)
+            .toList()).as("buckets watched by %s", replica.identity()).containsExactlyInAnyOrderElementsOf(own);
+        groups.put(replica.identity(), watched);
+      }
+    });
+    return groups;
   }
 
   /**
