@@ -62,6 +62,8 @@ class BucketInformersIT {
       informers.startBuckets(Set.of(1, 2, 3)).get(30, TimeUnit.SECONDS);
       assertThat(informers.bucketGroups()).containsExactly("1,2,3");
       assertThat(ours(configMaps)).hasSize(9);
+      // Listed means cached; the handlers may hear of the last adds a moment later.
+      await().atMost(Duration.ofSeconds(10)).until(() -> told.size() >= 9);
       assertThat(told).hasSize(9).allMatch(event -> event.startsWith("add "));
 
       informers.stopBucket(2);
