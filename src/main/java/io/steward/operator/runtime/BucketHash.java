@@ -1,6 +1,8 @@
 package io.steward.operator.runtime;
 
+import io.kubernetes.client.common.KubernetesObject;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 /**
  * The bucket of an object in sharded mode: FNV-1a 64 of {@code namespace/name}, modulo the number of
@@ -18,6 +20,20 @@ public final class BucketHash {
 
   public static int bucketOf(String namespace, String name, int buckets) {
     return (int) Long.remainderUnsigned(fnv1a64(namespace + "/" + name), buckets);
+  }
+
+  /** The bucket an object's label names, -1 if it has none or not a number. */
+  public static int labelled(KubernetesObject object) {
+    Map<String, String> labels = object.getMetadata() == null ? null : object.getMetadata().getLabels();
+    String value = labels == null ? null : labels.get(LABEL);
+    if (value == null) {
+      return -1;
+    }
+    try {
+      return Integer.parseInt(value);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   public static long fnv1a64(String text) {

@@ -105,7 +105,7 @@ final class BucketViews<T extends KubernetesObject> {
       for (Map.Entry<String, T> seen : List.copyOf(view.entrySet())) {
         String key = seen.getKey();
         T now = shadow.get(key);
-        if (now != null && labelledBucket(now) == bucket) {
+        if (now != null && BucketHash.labelled(now) == bucket) {
           tell(bucket, seen.getValue(), now);
         } else if (now == null && holds(group, seen.getValue(), bucket)) {
           continue;
@@ -116,7 +116,7 @@ final class BucketViews<T extends KubernetesObject> {
       }
     }
     for (T now : shadow.values()) {
-      int bucket = labelledBucket(now);
+      int bucket = BucketHash.labelled(now);
       if (moving.contains(bucket) && !told.getOrDefault(bucket, Map.of()).containsKey(key(now))) {
         tell(bucket, null, now);
       }
@@ -150,7 +150,7 @@ final class BucketViews<T extends KubernetesObject> {
     Group<T> group = served.get(bucket);
     SharedIndexInformer<T> informer = group == null ? null : group.byScope.get(scope);
     T object = informer == null ? null : informer.getIndexer().getByKey(namespace + "/" + name);
-    return object != null && labelledBucket(object) == bucket ? object : null;
+    return object != null && BucketHash.labelled(object) == bucket ? object : null;
   }
 
   /** Every cached object of the buckets served here. */
@@ -160,7 +160,7 @@ final class BucketViews<T extends KubernetesObject> {
     for (Group<T> group : groups.keySet()) {
       for (SharedIndexInformer<T> informer : group.byScope.values()) {
         for (T object : informer.getIndexer().list()) {
-          if (served.get(labelledBucket(object)) == group) {
+          if (served.get(BucketHash.labelled(object)) == group) {
             all.add(object);
           }
         }
@@ -190,7 +190,7 @@ final class BucketViews<T extends KubernetesObject> {
         break;
       }
     }
-    Integer after = now != null && served.get(labelledBucket(now)) == group ? labelledBucket(now) : null;
+    Integer after = now != null && served.get(BucketHash.labelled(now)) == group ? BucketHash.labelled(now) : null;
     if (before != null && !before.equals(after)) {
       T seen = told.get(before).remove(key);
       handlers.onDelete(now == null ? deleted : seen, now == null && finalStateUnknown);
@@ -222,25 +222,11 @@ final class BucketViews<T extends KubernetesObject> {
 
   private static <T extends KubernetesObject> boolean holds(SharedIndexInformer<T> informer, T object, int bucket) {
     T held = informer == null ? null : informer.getIndexer().getByKey(key(object));
-    return held != null && labelledBucket(held) == bucket;
+    return held != null && BucketHash.labelled(held) == bucket;
   }
 
   private static String key(KubernetesObject object) {
     return Caches.metaNamespaceKeyFunc(object);
-  }
-
-  /** The bucket an object's label names, -1 if none. */
-  static int labelledBucket(KubernetesObject object) {
-    Map<String, String> labels = object.getMetadata() == null ? null : object.getMetadata().getLabels();
-    String value = labels == null ? null : labels.get(BucketHash.LABEL);
-    if (value == null) {
-      return -1;
-    }
-    try {
-      return Integer.parseInt(value);
-    } catch (NumberFormatException e) {
-      return -1;
-    }
   }
 
   private final class GroupHandler implements ResourceEventHandler<T> {

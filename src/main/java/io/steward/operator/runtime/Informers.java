@@ -101,7 +101,7 @@ public final class Informers {
   private final Map<Integer, OffsetDateTime> bucketWatchingSince = new ConcurrentHashMap<>();
 
   /** How long buckets must have stopped leaving a group before it is replaced by one without them. */
-  static final Duration COMPACTION_DELAY = Duration.ofSeconds(5);
+  private static final Duration COMPACTION_DELAY = Duration.ofSeconds(5);
 
   /** Sharded mode: the group serving each bucket cached here (changed under this object's lock). */
   private final Map<Integer, BucketGroup> groupOf = new ConcurrentHashMap<>();
@@ -109,8 +109,6 @@ public final class Informers {
   /** Sharded mode: buckets listed and watched together, by one informer per kind and namespace scope. */
   private static final class BucketGroup {
     final Set<Integer> selected;
-    /** The buckets it serves: those selected that have not been let go or moved to a replacement. */
-    final Set<Integer> serving = new TreeSet<>();
     final Map<KindInformer<?>, BucketViews.Group<?>> byKind = new LinkedHashMap<>();
     ScheduledFuture<?> compaction;
     /** The group listing its buckets again without those it serves no longer, until it takes over. */
@@ -371,7 +369,6 @@ public final class Informers {
     if (!fresh.isEmpty()) {
       OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
       BucketGroup group = startGroup(fresh, false);
-      group.serving.addAll(fresh);
       fresh.forEach(bucket -> {
         groupOf.put(bucket, group);
         bucketWatchingSince.putIfAbsent(bucket, now);
@@ -436,7 +433,7 @@ public final class Informers {
     List<String> result = new ArrayList<>();
     Set<BucketGroup> groups = new LinkedHashSet<>(groupOf.values());
     groups.forEach(group -> result.add(String.join(",", group.selected.stream().sorted()
-        .map(bucket -> group.serving.contains(bucket) ? String.valueOf(bucket) : "[" + bucket + "]").toList())));
+        .map(bucket -> groupOf.get(bucket) == group ? String.valueOf(bucket) : "[" + bucket + "]").toList())));
     groups.stream().filter(group -> group.replacement != null).forEach(group -> result.add(String.join(",",
         group.replacement.selected.stream().sorted().map(String::valueOf).toList()) + " (listing)"));
     return result;
@@ -449,13 +446,23 @@ public final class Informers {
     if (group == null) {
       return;
     }
-    group.serving.remove(bucket);
     kinds.values().forEach(kind -> kind.bucketViews().letGo(bucket));
-    if (group.serving.isEmpty()) {
+    if (serving(group).isEmpty()) {
       group.stop();
     } else {
       compactLater(group);
     }
+  }
+
+  /** The buckets {@code group} serves: those it selects that were neither let go nor moved to a replacement. */
+  private Set<Integer> serving(BucketGroup group) {
+    Set<Integer> serving = new TreeSet<>();
+    groupOf.forEach((bucket, servedBy) -> {
+      if (servedBy == group) {
+        serving.add(bucket);
+      }
+    });
+    return serving;
   }
 
   /**
@@ -473,12 +480,13 @@ public final class Informers {
 
   private synchronized void compact(BucketGroup group) {
     group.compaction = null;
-    if (group.stopped || group.replacement != null || group.serving.equals(group.selected)) {
+    Set<Integer> serving = serving(group);
+    if (group.stopped || group.replacement != null || serving.equals(group.selected)) {
       return;
     }
-    BucketGroup replacement = startGroup(Set.copyOf(group.serving), true);
+    BucketGroup replacement = startGroup(serving, true);
     group.replacement = replacement;
-    log.debug("Buckets {} are listed anew, without the others their informers watched ({})", group.serving,
+    log.debug("Buckets {} are listed anew, without the others their informers watched ({})", serving,
         group.selected);
     whenTrue(() -> replacement.stopped || replacement.synced()).thenRun(() -> takeOver(group, replacement));
   }
@@ -486,19 +494,17 @@ public final class Informers {
   private synchronized void takeOver(BucketGroup group, BucketGroup replacement) {
     group.replacement = null;
     Set<Integer> moving = new TreeSet<>(replacement.selected);
-    moving.retainAll(group.serving);
+    moving.retainAll(serving(group));
     if (replacement.stopped || moving.isEmpty()) {
       replacement.stop();
       return;
     }
     replacement.byKind.forEach((kind, views) -> takeOver(kind, views, moving));
     moving.forEach(bucket -> groupOf.put(bucket, replacement));
-    group.serving.removeAll(moving);
-    replacement.serving.addAll(moving);
-    if (group.serving.isEmpty()) {
+    if (serving(group).isEmpty()) {
       group.stop();
     }
-    if (!replacement.serving.equals(replacement.selected)) {
+    if (!serving(replacement).equals(replacement.selected)) {
       compactLater(replacement);
     }
   }
@@ -514,16 +520,8 @@ public final class Informers {
    * object labelled with a bucket whose informer runs here, {@code otherwise} for the rest.
    */
   public OffsetDateTime watchingSince(KubernetesObject object, OffsetDateTime otherwise) {
-    Map<String, String> labels = object.getMetadata() == null ? null : object.getMetadata().getLabels();
-    String bucket = labels == null ? null : labels.get(BucketHash.LABEL);
-    if (bucket == null || bucketWatchingSince.isEmpty()) {
-      return otherwise;
-    }
-    try {
-      return bucketWatchingSince.getOrDefault(Integer.parseInt(bucket), otherwise);
-    } catch (NumberFormatException e) {
-      return otherwise;
-    }
+    return bucketWatchingSince.isEmpty() ? otherwise : bucketWatchingSince.getOrDefault(BucketHash.labelled(object),
+        otherwise);
   }
 
   /** Sharded mode: whether every kind's informers of {@code bucket} have completed their first list. */
