@@ -52,7 +52,8 @@ import org.slf4j.LoggerFactory;
  *       it is the desired owner and the Lease is free: absent, released (empty holder) or unchanged for a
  *       whole lease duration by the monotonic clock. Each write carries the resourceVersion it read, so
  *       two replicas cannot both take it. Each owned bucket has its own {@link LeaseTerm}, granted from
- *       the send instant of each successful Lease write.
+ *       the send instant of each successful Lease write. A Lease is written again once half its term
+ *       has passed ({@link #renewalDue}), member Leases too, not every round.
  *   <li><b>Hand-over:</b> a bucket whose desired owner is now someone else is released: its work is
  *       refused from then on ({@link #accepts}), its term ends (writes of passes still running are
  *       refused: they are abandoned, and the next owner redoes them), the writes already sent are
@@ -63,8 +64,8 @@ import org.slf4j.LoggerFactory;
  *       process goes on with its other buckets and campaigns again.
  * </ul>
  *
- * One thread runs a round every retry period: one list of the shard Leases, then the writes for each
- * bucket, sent side by side ({@link #LEASE_WRITERS} at a time): one after another, a replica holding
+ * One thread runs a round every retry period: one list of the shard Leases, then the writes due for
+ * each bucket, sent side by side ({@link #LEASE_WRITERS} at a time): one after another, a replica holding
  * all the buckets on a loaded API server would take longer than a term to renew them all. A round
  * waits for its takes (their terms are granted after a second read of the leader Lease) but not for
  * its renewals, so that a round due at another replica's expiry starts on time. A watch
@@ -147,6 +148,8 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   /** Leases other replicas hold, as the last round read them: the next round comes when the first expires. */
   private List<String> heldByOthers = List.of();
   private String yieldingTo = "";
+  /** When the last successful write of this replica's member Lease was sent, by the monotonic clock. */
+  private OptionalLong memberWrittenAt = OptionalLong.empty();
 
   /**
    * @param localGuard false only in tests: then {@link #accepts} ignores whether the bucket's term is
@@ -367,9 +370,11 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
           continue; // the last round's write of it is under way or ended after this round's read
         }
         if (owned.get(bucket) == 1) {
-          // Not awaited: the round ends without them, so that the next one, due when another
-          // replica's Lease expires, is not held up by renewals on a slow API server.
-          renewOrLet(b, () -> keepOrLet(b, lease, holder, wanted, leader));
+          if (keeping(b, holder, wanted, leader) != Keeping.KEEP) {
+            // Not awaited: the round ends without them, so that the next one, due when another
+            // replica's Lease expires, is not held up by renewals on a slow API server.
+            renewOrLet(b, () -> keepOrLet(b, lease, holder, wanted, leader));
+          }
         } else if (mayTake && identity.equals(wanted)
             && (seenPeers ? isFree(lease, holder) : releasedFor(identity, lease, holder))) {
           takes.add(() -> take(b, lease, holder));
@@ -430,7 +435,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   }
 
   private Set<Integer> nextToTake(Map<Integer, String> holders, List<String> live, Map<Integer, String> desired) {
-    Duration silence = retryPeriod.multipliedBy(2);
+    Duration silence = terms.termLength().dividedBy(2).plus(retryPeriod.multipliedBy(2));
     return nextToTake(identity, terms.buckets(), holders, this::owns, desired, live,
         bucket -> expiry.unchangedFor(bucketLease(bucket), silence));
   }
@@ -441,7 +446,8 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
    * leave to it (the assignment over {@code live} without that holder) once its Lease expires.
    *
    * @param silent whether a bucket's Lease has gone unchanged for long enough to doubt its holder:
-   *     two retry periods, in which a live holder would have renewed it twice
+   *     half a term and two retry periods, in which a live holder would have renewed it
+   *     ({@link #renewalDue}) and the renewal would have arrived
    */
   static Set<Integer> nextToTake(String identity, int buckets, Map<Integer, String> holders, IntPredicate owned,
       Map<Integer, String> desired, List<String> live, IntPredicate silent) {
@@ -518,15 +524,24 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     });
   }
 
+  /**
+   * Writes this replica's member Lease when it is absent, names no one (emptied after a pause, say)
+   * or is due as a bucket's would be ({@link #renewalDue}): the others count a member live while its
+   * Lease changes within a lease duration, which is longer than a term.
+   */
   private void renewMembership(V1Lease lease) throws ApiException {
     String name = MEMBER_PREFIX + identity;
+    long sentAt = expiry.now();
     if (lease == null) {
       leases.createNamespacedLease(namespace, newLease(name, "member", null)).execute();
-    } else {
+      memberWrittenAt = OptionalLong.of(sentAt);
+    } else if (!identity.equals(Leases.holder(lease)) || memberWrittenAt.isEmpty() || renewalDue(
+        terms.termLength().minus(Duration.ofNanos(sentAt - memberWrittenAt.getAsLong())), terms.termLength())) {
       lease.getSpec().holderIdentity(identity).renewTime(now())
           .leaseDurationSeconds((int) leaseDuration.toSeconds());
       try {
         leases.replaceNamespacedLease(name, namespace, lease).execute();
+        memberWrittenAt = OptionalLong.of(sentAt);
       } catch (ApiException e) {
         log.debug("Member Lease {} not renewed (HTTP {})", name, e.getCode());
       }
@@ -545,22 +560,53 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
             .leaseDurationSeconds((int) leaseDuration.toSeconds()).leaseTransitions(0));
   }
 
+  /** What a round does with a bucket this replica owns. */
+  private enum Keeping { LOST_TO_ANOTHER, RELEASE_FOR_LEADER, LAPSED, RELEASE, RENEW, KEEP }
+
+  private Keeping keeping(int bucket, String holder, String wanted, RivalLeases.Reading leader) {
+    LeaseTerm term = terms.term(bucket);
+    if (!identity.equals(holder)) {
+      return Keeping.LOST_TO_ANOTHER;
+    } else if (leader.anyHeld()) {
+      return Keeping.RELEASE_FOR_LEADER;
+    } else if (localGuard && !term.isValid()) {
+      return Keeping.LAPSED;
+    } else if (!identity.equals(wanted)) {
+      return Keeping.RELEASE;
+    }
+    return renewalDue(term.remaining(), term.length()) ? Keeping.RENEW : Keeping.KEEP;
+  }
+
+  /**
+   * Whether a Lease is due to be written again: once half the term its last write granted has
+   * passed, as a DHCP client renews at half its lease. The half left leaves room for retries a round
+   * apart should a renewal fail; writing every round instead would cost each bucket a write per retry
+   * period, most of sharded mode's requests at rest.
+   */
+  static boolean renewalDue(Duration remaining, Duration termLength) {
+    return remaining.compareTo(termLength.dividedBy(2)) <= 0;
+  }
+
   /**
    * A bucket this replica owns: renew it, hand it over (to the replica the assignment wants, or to a
    * leader that holds the leader Lease), or notice it is gone.
    */
   private void keepOrLet(int bucket, V1Lease lease, String holder, String wanted, RivalLeases.Reading leader) {
     LeaseTerm term = terms.term(bucket);
-    if (!identity.equals(holder)) {
+    // Judged again on the writer: the term may have run out since the round looked.
+    Keeping keeping = keeping(bucket, holder, wanted, leader);
+    if (keeping == Keeping.KEEP) {
+      return;
+    } else if (keeping == Keeping.LOST_TO_ANOTHER) {
       // Whatever else holds: a release would carry the version of the other holder's take.
       lose(bucket, term, holder.isEmpty() ? "its Lease was released or deleted" : "taken by " + holder);
-    } else if (leader.anyHeld()) {
+    } else if (keeping == Keeping.RELEASE_FOR_LEADER) {
       release(bucket, term, lease, null, "for the leader " + leader.describeHeld());
-    } else if (localGuard && !term.isValid()) {
+    } else if (keeping == Keeping.LAPSED) {
       // Lapsed (a pause, a slow API server): the gate has been dropping the bucket's requests. Lost
       // now and, if the Lease is still ours, taken again next round, which queues the bucket anew.
       lose(bucket, term, "its term ran out before a renewal succeeded");
-    } else if (!identity.equals(wanted)) {
+    } else if (keeping == Keeping.RELEASE) {
       release(bucket, term, lease, wanted, "for " + wanted);
     } else {
       long sentAt = term.now();

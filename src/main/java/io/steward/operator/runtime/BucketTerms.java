@@ -38,6 +38,11 @@ public final class BucketTerms implements WriteTerms {
     return LeaseTerm.forLease(renewDeadline, retryPeriod, System::nanoTime);
   }
 
+  /** How long a term lasts after the send of its last Lease write. */
+  public Duration termLength() {
+    return terms.get(0).length();
+  }
+
   public int buckets() {
     return terms.length();
   }

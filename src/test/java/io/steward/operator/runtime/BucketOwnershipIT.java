@@ -9,13 +9,16 @@ import io.kubernetes.client.openapi.models.V1Lease;
 import io.kubernetes.client.openapi.models.V1LeaseSpec;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.steward.testing.cluster.AuditLog;
 import io.steward.testing.cluster.LocalCluster;
 import io.steward.testing.cluster.LocalClusterTest;
 import io.steward.testing.cluster.TestNamespace;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -147,6 +150,55 @@ class BucketOwnershipIT {
       await().atMost(Duration.ofSeconds(20)).until(() -> alone.owned().size() == 2);
       assertThat(moves).hasSize(2).allSatisfy(move -> assertThat(move).isEqualTo("ACQUIRED free after round "
           + (BucketOwnership.ROUNDS_BEFORE_TAKING + 1)));
+    } finally {
+      alone.stop(Duration.ofSeconds(5));
+    }
+  }
+
+  /**
+   * A replica holding its buckets writes each Lease (its member Lease too) once half its term has
+   * passed, not every round, and keeps every bucket valid all the while: judged from the Lease writes
+   * in the audit log. Rounds every second and a term of 7.5 s: a write every 4 s, where writing every
+   * round would send 16 per Lease in the window; a renewal left too late would lapse a term.
+   */
+  @Test
+  void eachLeaseIsWrittenAgainOnceHalfItsTermHasPassedAndNoTermLapses(LocalCluster cluster,
+      TestNamespace namespace) throws Exception {
+    int buckets = 4;
+    Duration window = Duration.ofSeconds(16);
+    String ns = namespace.sibling(cluster, "renewals");
+    List<String> moves = new CopyOnWriteArrayList<>();
+    BucketOwnership alone = replica(cluster, ns, "d", buckets, Duration.ofSeconds(9), RETRY, moves);
+    alone.start();
+    try {
+      await().atMost(Duration.ofSeconds(20)).until(() -> alone.owned().size() == buckets);
+      long mark = cluster.auditLog().size();
+      Instant from = Instant.now();
+      List<String> lapses = new CopyOnWriteArrayList<>();
+      long end = System.nanoTime() + window.toNanos();
+      while (System.nanoTime() - end < 0) {
+        for (int bucket = 0; bucket < buckets; bucket++) {
+          if (!alone.accepts(bucket)) {
+            lapses.add("bucket " + bucket + " at " + Instant.now());
+          }
+        }
+        Thread.sleep(100);
+      }
+      Instant to = Instant.now();
+
+      assertThat(lapses).as("moments a bucket's work was refused").isEmpty();
+      assertThat(moves).as("moves after the takes").hasSize(buckets).allMatch(m -> m.startsWith("ACQUIRED"));
+      Map<String, Long> writes = cluster.auditLog().entriesAfter(mark, e -> ns.equals(e.namespace())
+              && "leases".equals(e.resource()) && e.mutating() && !e.received().isBefore(from)
+              && e.received().isBefore(to))
+          .stream().collect(Collectors.groupingBy(AuditLog.Entry::name, Collectors.counting()));
+      Set<String> expected = new TreeSet<>(Set.of("steward-member-d"));
+      for (int bucket = 0; bucket < buckets; bucket++) {
+        expected.add(BucketOwnership.bucketLease(bucket));
+      }
+      assertThat(writes.keySet()).as("Leases written in the window").isEqualTo(expected);
+      assertThat(writes).as("writes per Lease in %s, rounds a second apart", window)
+          .allSatisfy((name, count) -> assertThat(count).isBetween(3L, 5L));
     } finally {
       alone.stop(Duration.ofSeconds(5));
     }

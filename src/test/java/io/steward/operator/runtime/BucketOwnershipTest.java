@@ -48,6 +48,16 @@ class BucketOwnershipTest {
         .isEqualTo(RETRY.toNanos());
   }
 
+  /** A Lease is written again once half the term its last write granted has passed, not before. */
+  @Test
+  void aLeaseIsDueOnceHalfItsTermHasPassed() {
+    Duration term = Duration.ofMillis(9_500);
+    assertThat(BucketOwnership.renewalDue(term, term)).as("just written").isFalse();
+    assertThat(BucketOwnership.renewalDue(Duration.ofMillis(4_800), term)).isFalse();
+    assertThat(BucketOwnership.renewalDue(Duration.ofMillis(4_750), term)).isTrue();
+    assertThat(BucketOwnership.renewalDue(Duration.ZERO, term)).as("lapsed").isTrue();
+  }
+
   private static final int BUCKETS = 32;
   private static final List<String> LIVE = List.of("a", "b", "c");
   private static final Map<Integer, String> DESIRED = BucketAssignment.assign(BUCKETS, LIVE);
