@@ -8,6 +8,7 @@ import io.kubernetes.client.util.credentials.RefreshAuthentication;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.steward.operator.runtime.ApiRequestMetrics;
+import io.steward.operator.runtime.PrecompiledPatternsApiClient;
 import io.steward.operator.runtime.BucketTerms;
 import io.steward.operator.runtime.LeaseTerm;
 import io.steward.operator.runtime.OperatorClients;
@@ -65,7 +66,8 @@ public class ClientConfiguration {
       try (Reader reader = Files.newBufferedReader(kubeconfig)) {
         KubeConfig config = KubeConfig.loadKubeConfig(reader);
         config.setFile(kubeconfig.toFile());
-        ClientBuilder builder = ClientBuilder.kubeconfig(config, refresh);
+        ClientBuilder builder = ClientBuilder.kubeconfig(config, refresh)
+            .setApiClient(new PrecompiledPatternsApiClient());
         if (!bearerTokenOnly(config)) {
           return builder.build();
         }
@@ -78,7 +80,8 @@ public class ClientConfiguration {
       }
     }
     if (Files.isRegularFile(serviceAccountToken)) {
-      return ClientBuilder.cluster().build(); // reads the pod's rotated token every minute
+      // Reads the pod's rotated token every minute.
+      return ClientBuilder.cluster().setApiClient(new PrecompiledPatternsApiClient()).build();
     }
     throw new IllegalStateException("No Kubernetes API server configured: set KUBECONFIG or "
         + "steward.kubeconfig to a kubeconfig file, create ~/.kube/config, or run Steward in a pod.");

@@ -59,7 +59,8 @@ public final class LenientJson {
    * {@code metadata.managedFields} (client-java skips them both ways): Steward reads its own entry
    * to know which fields it set. They are still never sent, so a read-modify-write cannot send stale
    * ones back (the API server would take them as given). Short strings that recur share one
-   * instance (see {@link RecurringStrings}).
+   * instance (see {@link RecurringStrings}); timestamps in the API server's own shape are read
+   * without a {@code DateTimeFormatter} (see {@link ApiServerTimestamps}).
    */
   static Gson create(Gson strict) {
     GsonBuilder builder = new GsonFireBuilder().registerPreProcessor(V1Status.class, new V1StatusPreProcessor())
@@ -68,6 +69,9 @@ public final class LenientJson {
     for (Type type : BASIC_TYPES) {
       builder.registerTypeAdapter(type, strict.getAdapter(TypeToken.get(type)));
     }
+    // Registered after client-java's, so it takes precedence.
+    builder.registerTypeAdapter(OffsetDateTime.class,
+        new ApiServerTimestamps(strict.getAdapter(OffsetDateTime.class)));
     return builder.registerTypeAdapter(String.class, new RecurringStrings())
         .registerTypeAdapterFactory(Marker.INSTANCE).create();
   }
