@@ -14,7 +14,7 @@ import okhttp3.OkHttpClient;
  * {@link String#replaceAll}: in a profile of Steward converging WebApps, compiling those patterns
  * was about one percent of the operator's CPU. The answers are the generated client's.
  */
-public class PrecompiledPatternsApiClient extends ApiClient {
+public final class PrecompiledPatternsApiClient extends ApiClient {
   /** The generated client's own pattern for a JSON media type. */
   private static final Pattern JSON_MIME =
       Pattern.compile("(?i)^(application/json|[^;/ \t]+/[^;/ \t]+[+]json)[ \t]*(;.*)?$");
