@@ -107,7 +107,7 @@ public final class BucketAudit {
     for (AuditLog.Entry e : objectWrites()) {
       String writer = identity(e.userAgent());
       String leader = leaderAt(e.received());
-      String bucketHolder = e.name().isEmpty() ? "" : holderAt(bucketOf(e.name()), e.received());
+      String bucketHolder = e.name().isEmpty() ? "" : holderWithTermAt(bucketOf(e.name()), e.received());
       boolean asLeader = writer.equals(leader) && bucketHolder.isEmpty();
       boolean asBucketHolder = writer.equals(bucketHolder) && leader.isEmpty();
       if (!asLeader && !asBucketHolder) {
@@ -115,6 +115,35 @@ public final class BucketAudit {
       }
     }
     return violations;
+  }
+
+  /**
+   * The bucket's holder at {@code at} as {@link #holderAt} reads it, except for a take its holder gave
+   * back unused. A sharded replica and a leader-mode replica can take their Leases at the same moment
+   * (each read the other's as free); the sharded one reads the leader Lease again after its takes and,
+   * finding it held, empties the bucket Leases it took without starting their terms, so it writes
+   * nothing in them. Such a take is one the same replica emptied next, while a leader held the leader
+   * Lease, with no object write of its own in that bucket in between: with one, it stands as a term.
+   */
+  private String holderWithTermAt(int bucket, Instant at) {
+    String holder = holderAt(bucket, at);
+    List<LeaseWrite> writes = leaseWrites.getOrDefault(bucket, List.of());
+    int last = -1;
+    for (int i = 0; i < writes.size() && !writes.get(i).at().isAfter(at); i++) {
+      last = i;
+    }
+    if (holder.isEmpty() || last < 0 || last + 1 >= writes.size()) {
+      return holder;
+    }
+    LeaseWrite take = writes.get(last);
+    LeaseWrite next = writes.get(last + 1);
+    boolean aTake = last == 0 || !writes.get(last - 1).holder().equals(holder);
+    boolean givenBack = take.writer().equals(holder) && next.writer().equals(holder) && next.holder().isEmpty();
+    String leader = leaderAt(next.at());
+    boolean toALeader = !leader.isEmpty() && !leader.equals(holder);
+    boolean unused = objectWrites().stream().noneMatch(e -> identity(e.userAgent()).equals(holder)
+        && bucketOf(e.name()) == bucket && !e.received().isBefore(take.at()) && !e.received().isAfter(next.at()));
+    return aTake && givenBack && toALeader && unused ? "" : holder;
   }
 
   /** Writes since {@code from} that lie outside their writer's term of the object's bucket. */

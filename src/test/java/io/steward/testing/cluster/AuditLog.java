@@ -25,6 +25,11 @@ public final class AuditLog {
     this.file = file;
   }
 
+  /** An audit log file in the API server's format, written elsewhere (a test's own, say). */
+  public static AuditLog read(Path file) {
+    return new AuditLog(file);
+  }
+
   /**
    * One completed request. {@code subresource} is empty for the main resource; {@code message} is the
    * server's message for a failed one; {@code leaseHolder} is the holder a Lease write names (empty
