@@ -4,6 +4,7 @@ import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.informer.cache.Caches;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -155,9 +156,9 @@ final class BucketViews<T extends KubernetesObject> {
 
   /** Every cached object of the buckets served here. */
   void addAllTo(List<T> all) {
-    Map<Group<T>, Boolean> groups = new IdentityHashMap<>();
-    served.values().forEach(group -> groups.put(group, true));
-    for (Group<T> group : groups.keySet()) {
+    Set<Group<T>> groups = Collections.newSetFromMap(new IdentityHashMap<>());
+    groups.addAll(served.values());
+    for (Group<T> group : groups) {
       for (SharedIndexInformer<T> informer : group.byScope.values()) {
         for (T object : informer.getIndexer().list()) {
           if (served.get(BucketHash.labelled(object)) == group) {

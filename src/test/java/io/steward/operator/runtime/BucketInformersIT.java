@@ -121,27 +121,10 @@ class BucketInformersIT {
 
   /** Records the events of the test's own ConfigMaps (a namespace may have others, unlabelled). */
   private static ResourceEventHandler<V1ConfigMap> recording(List<String> told) {
-    return new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(V1ConfigMap object) {
-        record("add " + object.getMetadata().getName());
+    return new EventLines<>(configMap -> configMap.getMetadata().getName(), " unknown", event -> {
+      if (event.contains(" config-")) {
+        told.add(event);
       }
-
-      @Override
-      public void onUpdate(V1ConfigMap before, V1ConfigMap after) {
-        record("update " + after.getMetadata().getName());
-      }
-
-      @Override
-      public void onDelete(V1ConfigMap object, boolean finalStateUnknown) {
-        record("delete " + object.getMetadata().getName() + (finalStateUnknown ? " unknown" : ""));
-      }
-
-      private void record(String event) {
-        if (event.contains(" config-")) {
-          told.add(event);
-        }
-      }
-    };
+    });
   }
 }

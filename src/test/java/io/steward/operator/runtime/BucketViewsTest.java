@@ -127,22 +127,7 @@ class BucketViewsTest {
   }
 
   private ResourceEventHandler<V1Service> recording() {
-    return new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(V1Service object) {
-        told.add("add " + describe(object));
-      }
-
-      @Override
-      public void onUpdate(V1Service before, V1Service after) {
-        told.add("update " + describe(after));
-      }
-
-      @Override
-      public void onDelete(V1Service object, boolean finalStateUnknown) {
-        told.add("delete " + describe(object) + (finalStateUnknown ? " (final state unknown)" : ""));
-      }
-    };
+    return new EventLines<>(BucketViewsTest::describe, " (final state unknown)", told::add);
   }
 
   private static String describe(V1Service object) {

@@ -99,22 +99,7 @@ class KindInformerTest {
   }
 
   private ResourceEventHandler<V1Service> recording(String name) {
-    return new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(V1Service object) {
-        seen.add(name + " add " + object.getMetadata().getName());
-      }
-
-      @Override
-      public void onUpdate(V1Service before, V1Service after) {
-        seen.add(name + " update " + after.getMetadata().getName());
-      }
-
-      @Override
-      public void onDelete(V1Service object, boolean finalStateUnknown) {
-        seen.add(name + " delete " + object.getMetadata().getName());
-      }
-    };
+    return new EventLines<>(service -> service.getMetadata().getName(), "", line -> seen.add(name + " " + line));
   }
 
   private static V1Service labelled(V1Service service, int bucket) {

@@ -20,22 +20,8 @@ class ReadYourWritesCacheTest {
   private final Map<String, V1ConfigMap> store = new HashMap<>();
   private final ReadYourWritesCache<V1ConfigMap> cache = new ReadYourWritesCache<>((ns, name) -> store.get(name));
   private final List<String> delivered = new ArrayList<>();
-  private final ResourceEventHandler<V1ConfigMap> handler = cache.skippingEchoes(new ResourceEventHandler<>() {
-    @Override
-    public void onAdd(V1ConfigMap object) {
-      delivered.add("add " + version(object));
-    }
-
-    @Override
-    public void onUpdate(V1ConfigMap before, V1ConfigMap after) {
-      delivered.add("update " + version(after));
-    }
-
-    @Override
-    public void onDelete(V1ConfigMap object, boolean finalStateUnknown) {
-      delivered.add("delete " + version(object));
-    }
-  });
+  private final ResourceEventHandler<V1ConfigMap> handler =
+      cache.skippingEchoes(new EventLines<>(ReadYourWritesCacheTest::version, "", delivered::add));
 
   /**
    * The watch was cut while Steward created the object and someone deleted it: the re-list shows

@@ -79,14 +79,18 @@ public final class BucketAudit {
     return holderAt(leaderLeaseWrites, at);
   }
 
-  private String holderAt(List<LeaseWrite> writes, Instant at) {
-    LeaseWrite last = null;
-    for (LeaseWrite write : writes) {
-      if (write.at().isAfter(at)) {
-        break;
-      }
-      last = write;
+  /** The index of the last of {@code writes} received at or before {@code at}; -1 if none was. */
+  private static int lastAtOrBefore(List<LeaseWrite> writes, Instant at) {
+    int last = -1;
+    for (int i = 0; i < writes.size() && !writes.get(i).at().isAfter(at); i++) {
+      last = i;
     }
+    return last;
+  }
+
+  private String holderAt(List<LeaseWrite> writes, Instant at) {
+    int index = lastAtOrBefore(writes, at);
+    LeaseWrite last = index < 0 ? null : writes.get(index);
     if (last == null || last.holder().isEmpty() || Duration.between(last.at(), at).compareTo(leaseDuration) > 0) {
       return "";
     }
@@ -128,10 +132,7 @@ public final class BucketAudit {
   private String holderWithTermAt(int bucket, Instant at) {
     String holder = holderAt(bucket, at);
     List<LeaseWrite> writes = leaseWrites.getOrDefault(bucket, List.of());
-    int last = -1;
-    for (int i = 0; i < writes.size() && !writes.get(i).at().isAfter(at); i++) {
-      last = i;
-    }
+    int last = lastAtOrBefore(writes, at);
     if (holder.isEmpty() || last < 0 || last + 1 >= writes.size()) {
       return holder;
     }
@@ -141,9 +142,12 @@ public final class BucketAudit {
     boolean givenBack = take.writer().equals(holder) && next.writer().equals(holder) && next.holder().isEmpty();
     String leader = leaderAt(next.at());
     boolean toALeader = !leader.isEmpty() && !leader.equals(holder);
+    if (!aTake || !givenBack || !toALeader) {
+      return holder;
+    }
     boolean unused = objectWrites().stream().noneMatch(e -> identity(e.userAgent()).equals(holder)
         && bucketOf(e.name()) == bucket && !e.received().isBefore(take.at()) && !e.received().isAfter(next.at()));
-    return aTake && givenBack && toALeader && unused ? "" : holder;
+    return unused ? "" : holder;
   }
 
   /** Writes since {@code from} that lie outside their writer's term of the object's bucket. */
