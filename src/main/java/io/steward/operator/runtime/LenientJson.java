@@ -3,21 +3,23 @@ package io.steward.operator.runtime;
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
 import com.google.gson.TypeAdapter;
-import com.google.gson.TypeAdapterFactory;
 import com.google.gson.reflect.TypeToken;
-import com.google.gson.stream.JsonReader;
-import com.google.gson.stream.JsonWriter;
 import io.gsonfire.GsonFireBuilder;
 import io.kubernetes.client.gson.V1MetadataExclusionStrategy;
 import io.kubernetes.client.gson.V1StatusPreProcessor;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.JSON;
 import io.kubernetes.client.openapi.models.V1Status;
-import java.io.IOException;
+import java.lang.reflect.Field;
 import java.lang.reflect.Type;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
-import java.util.List;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.WeakHashMap;
 
 /**
  * Makes client-java's JSON decoding tolerate fields its models do not know.
@@ -36,9 +38,16 @@ import java.util.List;
  * never removed from the server.
  */
 public final class LenientJson {
-  /** The adapters client-java's {@code JSON} registers besides the model factories. */
-  private static final List<Type> BASIC_TYPES = List.of(java.util.Date.class, java.sql.Date.class,
-      OffsetDateTime.class, LocalDate.class, byte[].class);
+  /**
+   * The adapters client-java's {@code JSON} registers besides the model factories, by type, with the
+   * static field it keeps each in.
+   */
+  private static final Map<Type, String> BASIC_TYPES = Map.of(java.util.Date.class, "dateTypeAdapter",
+      java.sql.Date.class, "sqlDateTypeAdapter", OffsetDateTime.class, "offsetDateTimeTypeAdapter",
+      LocalDate.class, "localDateTypeAdapter", byte[].class, "byteArrayAdapter");
+
+  /** The lenient Gsons made here, to recognise one without asking it (or a strict one) anything. */
+  private static final Set<Gson> CREATED = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
 
   private LenientJson() {}
 
@@ -66,40 +75,43 @@ public final class LenientJson {
     GsonBuilder builder = new GsonFireBuilder().registerPreProcessor(V1Status.class, new V1StatusPreProcessor())
         .createGsonBuilder()
         .addSerializationExclusionStrategy(new V1MetadataExclusionStrategy());
-    for (Type type : BASIC_TYPES) {
-      builder.registerTypeAdapter(type, strict.getAdapter(TypeToken.get(type)));
-    }
+    Map<Type, TypeAdapter<?>> basic = basicAdapters(strict);
+    basic.forEach(builder::registerTypeAdapter);
     // Registered after client-java's, so it takes precedence.
-    builder.registerTypeAdapter(OffsetDateTime.class,
-        new ApiServerTimestamps(strict.getAdapter(OffsetDateTime.class)));
-    return builder.registerTypeAdapter(String.class, new RecurringStrings())
-        .registerTypeAdapterFactory(Marker.INSTANCE).create();
+    @SuppressWarnings("unchecked")
+    TypeAdapter<OffsetDateTime> timestamps = (TypeAdapter<OffsetDateTime>) basic.get(OffsetDateTime.class);
+    builder.registerTypeAdapter(OffsetDateTime.class, new ApiServerTimestamps(timestamps));
+    Gson lenient = builder.registerTypeAdapter(String.class, new RecurringStrings()).create();
+    CREATED.add(lenient);
+    return lenient;
   }
 
   static boolean isLenient(Gson gson) {
-    return gson.getAdapter(Marker.class) == Marker.ADAPTER;
+    return CREATED.contains(gson);
   }
 
-  /** Recognises an installed lenient Gson, so that installing twice is harmless. */
-  private static final class Marker implements TypeAdapterFactory {
-    static final Marker INSTANCE = new Marker();
-    static final TypeAdapter<Marker> ADAPTER = new TypeAdapter<>() {
-      @Override
-      public void write(JsonWriter out, Marker value) throws IOException {
-        out.nullValue();
-      }
+  /**
+   * client-java's adapters for the basic types, the very instances its static Gson holds. Asking that
+   * Gson for them ({@code getAdapter}) would consult every model factory first, each of which loads
+   * its model class to compare it with the type asked for: most of client-java's models, which
+   * Steward never decodes, loaded and kept by every process. So they are read from the fields
+   * client-java keeps them in, and only asked for should those fields ever be gone.
+   */
+  static Map<Type, TypeAdapter<?>> basicAdapters(Gson strict) {
+    Map<Type, TypeAdapter<?>> adapters = new LinkedHashMap<>();
+    BASIC_TYPES.forEach((type, field) -> adapters.put(type,
+        clientJavasField(field).orElseGet(() -> strict.getAdapter(TypeToken.get(type)))));
+    return adapters;
+  }
 
-      @Override
-      public Marker read(JsonReader in) throws IOException {
-        in.skipValue();
-        return null;
-      }
-    };
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public <T> TypeAdapter<T> create(Gson gson, TypeToken<T> type) {
-      return type.getRawType() == Marker.class ? (TypeAdapter<T>) ADAPTER : null;
+  /** The type adapter in client-java's {@code JSON.<name>}, if there is one. */
+  static Optional<TypeAdapter<?>> clientJavasField(String name) {
+    try {
+      Field field = JSON.class.getDeclaredField(name);
+      field.setAccessible(true);
+      return field.get(null) instanceof TypeAdapter<?> adapter ? Optional.of(adapter) : Optional.empty();
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return Optional.empty();
     }
   }
 }

@@ -4,9 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.gson.Gson;
+import com.google.gson.TypeAdapter;
+import com.google.gson.reflect.TypeToken;
+import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.JSON;
 import io.kubernetes.client.openapi.models.V1Deployment;
+import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.LocalDate;
 import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class LenientJsonTest {
@@ -65,5 +74,52 @@ class LenientJsonTest {
         .isSameAs(first.getSpec().getSelector().getMatchLabels().keySet().iterator().next());
     assertThat(second.getMetadata().getManagedFields().get(0).getManager())
         .isSameAs(first.getMetadata().getManagedFields().get(0).getManager());
+  }
+
+  @Test
+  void theBasicAdaptersAreClientJavasOwnInstancesReadWithoutAskingItsGson() {
+    Gson strict = new JSON().getGson();
+    Map<Type, TypeAdapter<?>> basic = LenientJson.basicAdapters(strict);
+
+    assertThat(basic).containsOnlyKeys(java.util.Date.class, java.sql.Date.class, OffsetDateTime.class,
+        LocalDate.class, byte[].class);
+    // Read from client-java's fields (a renamed field would silently take the slow way)...
+    for (String field : List.of("dateTypeAdapter", "sqlDateTypeAdapter", "offsetDateTimeTypeAdapter",
+        "localDateTypeAdapter", "byteArrayAdapter")) {
+      assertThat(LenientJson.clientJavasField(field)).as(field).isPresent();
+    }
+    // ...and the same instances client-java's strict Gson decodes with, while it is still installed.
+    if (!LenientJson.isLenient(strict)) {
+      basic.forEach((type, adapter) -> assertThat(strict.getAdapter(TypeToken.get(type))).as(type.getTypeName())
+          .isSameAs(adapter));
+    }
+    assertThat(LenientJson.create(strict).getAdapter(LocalDate.class)).isSameAs(basic.get(LocalDate.class));
+  }
+
+  /**
+   * Fails if installing loads client-java's models wholesale, as asking client-java's strict Gson for
+   * any adapter does (each model's factory loads its model to compare it with the type asked for):
+   * hundreds of classes Steward never decodes, held in every process's memory.
+   */
+  @Test
+  void installingLoadsNoModelItDoesNotDecode() throws Exception {
+    Process jvm = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-verbose:class", "-cp", System.getProperty("java.class.path"), InstallInAFreshJvm.class.getName())
+        .redirectErrorStream(true).start();
+    String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+
+    assertThat(jvm.waitFor()).as(output).isZero();
+    assertThat(output).contains("installed: true");
+    List<String> models = output.lines().filter(line -> line.contains("[class,load] io.kubernetes.client.openapi.models."))
+        .filter(line -> !line.contains("$CustomTypeAdapterFactory")).toList();
+    assertThat(models.size()).as("model classes loaded, first: %s", models.stream().limit(5).toList()).isLessThan(10);
+  }
+
+  /** Makes an ApiClient and installs the lenient Gson, in a JVM of its own. */
+  static final class InstallInAFreshJvm {
+    public static void main(String[] args) {
+      LenientJson.install(new ApiClient());
+      System.out.println("installed: " + LenientJson.isLenient(JSON.getGson()));
+    }
   }
 }
