@@ -28,9 +28,9 @@ class BenchChartsTest {
         116, 224, 3, 1.3, 0);
     Figure rss = Figure.of("MiB", List.of(212));
     r.memory.add(new BenchResults.Memory(1000, "chart", rss, rss, Figure.of("MiB", List.of(41)), rss, rss, rss, rss, rss,
-        Figure.of("", List.of(60))));
+        Figure.of("", List.of(60)), rss));
     r.memory.add(new BenchResults.Memory(5000, "chart", Figure.of("MiB", List.of(269)), rss, Figure.of("MiB", List.of(79)),
-        rss, rss, rss, rss, rss, Figure.of("", List.of(60))));
+        rss, rss, rss, rss, rss, Figure.of("", List.of(60)), Figure.of("MiB", List.of())));
     return r;
   }
 

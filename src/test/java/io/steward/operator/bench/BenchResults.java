@@ -77,11 +77,12 @@ final class BenchResults {
 
   /**
    * {@code jvm}: "chart", or the options added to the chart's for a tuning comparison. Peak RSS and
-   * threads are the operator's at the end of convergence; idle RSS is after a full GC before it.
+   * threads are the operator's at the end of convergence; idle RSS is after a full GC before it; RSS at
+   * rest is taken {@code steward.bench.rest-seconds} after convergence, before any forced GC.
    */
   record Memory(int n, String jvm, Figure rssMiB, Figure heapUsedMiB, Figure liveHeapMiB, Figure rssAfterGcMiB,
       Figure liveHeapBytesPerWebApp, Figure rssBytesPerWebApp, Figure peakRssMiB, Figure idleRssAfterGcMiB,
-      Figure threads) {}
+      Figure threads, Figure rssAtRestMiB) {}
 
   record Startup(int existingWebApps, Figure secondsToReady, Figure jvmReportedSeconds) {}
 

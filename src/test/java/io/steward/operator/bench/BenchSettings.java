@@ -44,7 +44,10 @@ import java.util.Map;
  * @param compareJvmOptions option sets, each added to the chart's for one more create-at-once run at
  *     the largest N, to compare memory and throughput side by side (separated by ';' in the property);
  *     a word NAME=value in upper case sets the operator's environment instead (MALLOC_ARENA_MAX=2), and
- *     -XX:NativeMemoryTracking=summary writes where the memory goes (target/bench/nmt-*.txt)
+ *     -XX:NativeMemoryTracking=summary writes where the memory goes (target/bench/nmt-*.txt); the word
+ *     token authenticates with a ServiceAccount's token, as a pod does, instead of a client certificate
+ * @param restSeconds how long each create-at-once run leaves the operator at rest after convergence
+ *     before taking its RSS without a forced GC, as a pod holds it between bursts (0: not measured)
  * @param operatorProperties extra steward.* (or other Spring) properties for the operator, for tuning
  * @param contenders also run the contenders (issue 17): the client-go writer's ceiling and a
  *     controller-runtime operator ({@code -Dsteward.bench.contenders=false} skips them)
@@ -65,7 +68,7 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
     int ceilingSize, List<Integer> ceilingConcurrencies, boolean ceilingWithEvents, int pairedConcurrency,
     int workers, int latencyChanges, int latencyLoad, int startupRepeats, Map<String, List<String>> startupVariants,
     int startupVariantRepeats, String resyncPeriod, int creators, boolean image, List<String> jvmOptions,
-    List<List<String>> compareJvmOptions, Map<String, String> operatorProperties, boolean contenders,
+    List<List<String>> compareJvmOptions, int restSeconds, Map<String, String> operatorProperties, boolean contenders,
     int contenderSize, List<Integer> contenderConcurrencies, List<Integer> scalingSizes, List<Integer> scalingReplicas,
     List<Integer> scalingLabelledReplicas, int scalingRestSeconds, String only, Path output, Path clusterDir) {
 
@@ -129,6 +132,7 @@ public record BenchSettings(String mode, List<Integer> sizes, List<Integer> back
         System.getProperty("steward.bench.jvm-options", "").isBlank() ? StewardChart.podJvmOptions()
             : List.of(System.getProperty("steward.bench.jvm-options").trim().split("\\s+")),
         compared(System.getProperty("steward.bench.compare-jvm-options", full ? JVM_DEFAULTS : "")),
+        integer("steward.bench.rest-seconds", 0),
         properties,
         Boolean.parseBoolean(System.getProperty("steward.bench.contenders", "true")),
         integer("steward.bench.contender-size", Math.min(1000, sizes.stream().mapToInt(Integer::intValue).max().orElse(0))),

@@ -133,6 +133,10 @@ final class ResultsWriter {
       row(table, "6", "memory: peak RSS (VmHWM) after convergence; idle RSS after a full GC before it; threads" + jvm,
           m.n(), m.peakRssMiB().repeats(),
           m.peakRssMiB().text() + "; " + m.idleRssAfterGcMiB().text() + "; " + m.threads().text(), "");
+      if (m.rssAtRestMiB().repeats() > 0) {
+        row(table, "6", "memory: RSS at rest after convergence (steward.bench.rest-seconds later), no forced GC" + jvm,
+            m.n(), m.rssAtRestMiB().repeats(), m.rssAtRestMiB().text(), "");
+      }
     }
     for (BenchResults.Startup s : r.startup) {
       row(table, "7", "start-up: JVM start to readiness (caches synced); JVM's own uptime at 'Started'",

@@ -130,7 +130,7 @@ public final class StewardBenchmark {
   private record Run(String mode, int n, double pairedCeiling, double seconds, double createSeconds, double cpuSeconds,
       long reconciles,
       boolean timedOut, RequestCounts requests, double rss, double heapUsed, double liveHeap, double rssAfterGc,
-      double baselineLiveHeap, double baselineRss, double peakRss, long threads) {}
+      double baselineLiveHeap, double baselineRss, double peakRss, long threads, double rssAtRest) {}
 
   public StewardBenchmark(BenchSettings settings) {
     this.settings = settings;
@@ -359,12 +359,17 @@ public final class StewardBenchmark {
     return convergeCreatedAtOnce(n, repeat, pairedCeiling, "create-at-once", List.of());
   }
 
-  /** {@code extraJvmOptions}: added to the chart's for a comparison (no steady-state phase then). */
-  private Run convergeCreatedAtOnce(int n, int repeat, double pairedCeiling, String mode, List<String> extraJvmOptions)
+  /**
+   * {@code variant}: JVM options and environment variables added to the chart's for a comparison (no
+   * steady-state phase then), and the word {@code token} to authenticate as a pod does.
+   */
+  private Run convergeCreatedAtOnce(int n, int repeat, double pairedCeiling, String mode, List<String> variant)
       throws Exception {
-    boolean compare = !extraJvmOptions.isEmpty();
+    boolean compare = !variant.isEmpty();
     String id = (compare ? "compare" + runs.size() + "-n" : "n") + n + "-r" + repeat;
-    Operator op = startOperator("bench-" + id, Map.of(), image != null, extraJvmOptions);
+    List<String> extraJvmOptions = variant.stream().filter(word -> !word.equals("token")).toList();
+    Operator op = startOperator("bench-" + id, Map.of(), image != null, extraJvmOptions,
+        variant.contains("token") ? podKubeconfig() : operatorKubeconfig);
     if (!compare) {
       startupEmpty.add(op.secondsToReady);
       startupEmptyJvm.add(op.jvmReportedSeconds());
@@ -392,7 +397,15 @@ public final class StewardBenchmark {
     }
     double peakRss = ProcStats.peakRssBytes(op.process.pid());
     long threads = ProcStats.threads(op.process.pid());
+    double[] atConvergence = memory(op.process, false);
+    double rssAtRest = Double.NaN;
+    if (settings.restSeconds() > 0) {
+      Observer.sleep(TimeUnit.SECONDS.toMillis(settings.restSeconds()));
+      rssAtRest = ProcStats.rssBytes(op.process.pid());
+    }
     double[] after = memory(op.process, true);
+    after[0] = atConvergence[0];
+    after[1] = atConvergence[1];
     log.info("{} N={} #{}: {} s ({} WebApps/s; creating took {} s), {} owned writes/WebApp, {} GETs, "
             + "{} events, cpu {} s, RSS {} MiB, live heap {} MiB{}", mode, n, repeat, Figure.format(seconds),
         Figure.format(n / seconds), Figure.format(createSeconds), Figure.format(requests.ownedWritesPer(n)),
@@ -415,7 +428,7 @@ public final class StewardBenchmark {
     cleanup(NS_RUN);
     return new Run(mode, n, pairedCeiling, seconds, createSeconds, cpu, reconciles, timedOut, requests, after[0],
         after[1],
-        after[2], after[3], baseline[2], baseline[3], peakRss, threads);
+        after[2], after[3], baseline[2], baseline[3], peakRss, threads, rssAtRest);
   }
 
   private Run convergeBacklog(int n, int repeat, double pairedCeiling) throws Exception {
@@ -455,7 +468,7 @@ public final class StewardBenchmark {
     cleanup(NS_RUN);
     return new Run("backlog", n, pairedCeiling, seconds, Double.NaN, cpu, reconciles, timedOut, requests, after[0],
         after[1],
-        after[2], after[3], Double.NaN, Double.NaN, peakRss, threads);
+        after[2], after[3], Double.NaN, Double.NaN, peakRss, threads, Double.NaN);
   }
 
   private ContenderMath.Sample stewardSample(String mode, int n, List<String> names, long start,
@@ -568,7 +581,9 @@ public final class StewardBenchmark {
           Figure.of("B", group.stream().map(r -> (r.rssAfterGc() - r.baselineRss()) / n).toList()),
           Figure.of("MiB", group.stream().map(r -> r.peakRss() / MIB).toList()),
           Figure.of("MiB", group.stream().map(r -> r.baselineRss() / MIB).toList()),
-          Figure.of("", group.stream().map(r -> (double) r.threads()).toList())));
+          Figure.of("", group.stream().map(r -> (double) r.threads()).toList()),
+          Figure.of("MiB", group.stream().filter(r -> !Double.isNaN(r.rssAtRest())).map(r -> r.rssAtRest() / MIB)
+              .toList())));
     }
     List<Run> baselines = runs.values().stream().filter(r -> r.mode().equals("create-at-once")).toList();
     if (!baselines.isEmpty()) {
@@ -576,7 +591,7 @@ public final class StewardBenchmark {
           Figure.of("MiB", baselines.stream().map(r -> r.baselineLiveHeap() / MIB).toList()),
           Figure.of("MiB", baselines.stream().map(r -> r.baselineRss() / MIB).toList()),
           Figure.of("", List.of()), Figure.of("", List.of()), Figure.of("", List.of()), Figure.of("", List.of()),
-          Figure.of("", List.of())));
+          Figure.of("", List.of()), Figure.of("", List.of())));
     }
   }
 
