@@ -2,8 +2,8 @@ package io.steward.operator.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,10 +29,13 @@ class ChartJvmMemoryTest {
     assertThat(periodic).as("the chart's JVM options collect periodically at rest").isNotNull();
     assertThat(Long.parseLong(periodic.substring(PERIODIC.length()))).as("ms").isBetween(1_000L, 300_000L);
 
+    // A source file, not a main class here: LocalStewardApplication must stay the only one.
+    Path source = Files.createDirectories(Path.of("target", "chart-jvm-memory")).resolve("Burst.java");
+    Files.writeString(source, BURST);
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     // The chart's options, with a period short enough for a unit test.
     options.stream().map(o -> o.startsWith(PERIODIC) ? PERIODIC + 500 : o).forEach(command::add);
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), Burst.class.getName()));
+    command.add(source.toString());
     Process jvm = new ProcessBuilder(command).redirectErrorStream(true).start();
     String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
 
@@ -46,24 +49,30 @@ class ChartJvmMemoryTest {
   }
 
   /** Grows the heap with a burst of live objects, lets them go, and waits at rest. */
-  static final class Burst {
-    public static void main(String[] args) throws InterruptedException {
-      List<byte[]> live = new ArrayList<>();
-      for (int i = 0; i < 150 * 16; i++) {
-        live.add(new byte[64 * 1024]); // smaller than half a region: not humongous
-      }
-      long burst = committedMiB();
-      live.clear();
-      long atRest = burst;
-      for (long deadline = System.nanoTime() + 20_000_000_000L; System.nanoTime() < deadline && atRest >= burst / 3; ) {
-        Thread.sleep(100);
-        atRest = committedMiB();
-      }
-      System.out.println("burst " + burst + " MiB committed, at rest " + atRest + " MiB committed");
-    }
+  private static final String BURST = """
+      import java.lang.management.ManagementFactory;
+      import java.util.ArrayList;
+      import java.util.List;
 
-    private static long committedMiB() {
-      return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getCommitted() / (1024 * 1024);
-    }
-  }
+      class Burst {
+        public static void main(String[] args) throws InterruptedException {
+          List<byte[]> live = new ArrayList<>();
+          for (int i = 0; i < 150 * 16; i++) {
+            live.add(new byte[64 * 1024]); // smaller than half a region: not humongous
+          }
+          long burst = committedMiB();
+          live.clear();
+          long atRest = burst;
+          for (long deadline = System.nanoTime() + 20_000_000_000L; System.nanoTime() < deadline && atRest >= burst / 3; ) {
+            Thread.sleep(100);
+            atRest = committedMiB();
+          }
+          System.out.println("burst " + burst + " MiB committed, at rest " + atRest + " MiB committed");
+        }
+
+        static long committedMiB() {
+          return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getCommitted() / (1024 * 1024);
+        }
+      }
+      """;
 }

@@ -6,11 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.gson.Gson;
 import com.google.gson.TypeAdapter;
 import com.google.gson.reflect.TypeToken;
-import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.JSON;
 import io.kubernetes.client.openapi.models.V1Deployment;
 import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
@@ -103,8 +103,22 @@ class LenientJsonTest {
    */
   @Test
   void installingLoadsNoModelItDoesNotDecode() throws Exception {
+    // A source file, not a main class here: LocalStewardApplication must stay the only one.
+    Path source = Files.createDirectories(Path.of("target", "lenient-json")).resolve("InstallInAFreshJvm.java");
+    Files.writeString(source, """
+        class InstallInAFreshJvm {
+          public static void main(String[] args) {
+            io.kubernetes.client.openapi.ApiClient client = new io.kubernetes.client.openapi.ApiClient();
+            io.steward.operator.runtime.LenientJson.install(client);
+            // Decodes a field client-java's models lack, as only the lenient Gson does.
+            System.out.println("installed: " + client.getJSON().getGson()
+                .fromJson("{\\"kind\\":\\"Status\\",\\"fieldOfANewerServer\\":1}", io.kubernetes.client.openapi.models.V1Status.class)
+                .getKind().equals("Status"));
+          }
+        }
+        """);
     Process jvm = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-verbose:class", "-cp", System.getProperty("java.class.path"), InstallInAFreshJvm.class.getName())
+        "-verbose:class", "-cp", System.getProperty("java.class.path"), source.toString())
         .redirectErrorStream(true).start();
     String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
 
@@ -113,13 +127,5 @@ class LenientJsonTest {
     List<String> models = output.lines().filter(line -> line.contains("[class,load] io.kubernetes.client.openapi.models."))
         .filter(line -> !line.contains("$CustomTypeAdapterFactory")).toList();
     assertThat(models.size()).as("model classes loaded, first: %s", models.stream().limit(5).toList()).isLessThan(10);
-  }
-
-  /** Makes an ApiClient and installs the lenient Gson, in a JVM of its own. */
-  static final class InstallInAFreshJvm {
-    public static void main(String[] args) {
-      LenientJson.install(new ApiClient());
-      System.out.println("installed: " + LenientJson.isLenient(JSON.getGson()));
-    }
   }
 }
