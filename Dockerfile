@@ -36,7 +36,7 @@ COPY --from=build /workspace/target/extracted/application/ ./
 # collector and compiler threads for two CPUs whatever the node has: Steward's tuning
 # (charts/steward/values.yaml, jvm.options).
 # (The Helm chart and config/manager set the same JAVA_TOOL_OPTIONS from their own values.)
-ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=50 -XX:+ExitOnOutOfMemoryError -XX:TieredStopAtLevel=1 -XX:+UseG1GC -XX:+UseStringDeduplication -XX:InitialRAMPercentage=12 -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 -XX:G1PeriodicGCInterval=30000 -XX:ParallelGCThreads=2 -XX:ConcGCThreads=1 -XX:CICompilerCount=2"
+ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=50 -XX:+ExitOnOutOfMemoryError -XX:TieredStopAtLevel=1 -XX:+UseG1GC -XX:+UseStringDeduplication -XX:InitialRAMPercentage=12 -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=20 -XX:G1PeriodicGCInterval=30000 -XX:ParallelGCThreads=2 -XX:ConcGCThreads=1 -XX:CICompilerCount=2"
 # Class-data sharing (Spring Boot's recipe): a training run that stops once the application context
 # is refreshed archives the classes it loaded, and every start maps them instead of loading and
 # verifying them again, which halves start-up. Nothing connects to an API server before the context
