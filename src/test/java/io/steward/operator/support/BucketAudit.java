@@ -89,7 +89,11 @@ public final class BucketAudit {
   }
 
   private String holderAt(List<LeaseWrite> writes, Instant at) {
-    int index = lastAtOrBefore(writes, at);
+    return holderAt(writes, lastAtOrBefore(writes, at), at);
+  }
+
+  /** Who held the Lease at {@code at}, by {@code writes}' last write then, at {@code index} (-1: none). */
+  private String holderAt(List<LeaseWrite> writes, int index, Instant at) {
     LeaseWrite last = index < 0 ? null : writes.get(index);
     if (last == null || last.holder().isEmpty() || Duration.between(last.at(), at).compareTo(leaseDuration) > 0) {
       return "";
@@ -130,9 +134,9 @@ public final class BucketAudit {
    * Lease, with no object write of its own in that bucket in between: with one, it stands as a term.
    */
   private String holderWithTermAt(int bucket, Instant at) {
-    String holder = holderAt(bucket, at);
     List<LeaseWrite> writes = leaseWrites.getOrDefault(bucket, List.of());
     int last = lastAtOrBefore(writes, at);
+    String holder = holderAt(writes, last, at);
     if (holder.isEmpty() || last < 0 || last + 1 >= writes.size()) {
       return holder;
     }
