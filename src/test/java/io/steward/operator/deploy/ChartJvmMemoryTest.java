@@ -2,10 +2,8 @@ package io.steward.operator.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.steward.testing.SourceFileJvm;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -29,17 +27,12 @@ class ChartJvmMemoryTest {
     assertThat(periodic).as("the chart's JVM options collect periodically at rest").isNotNull();
     assertThat(Long.parseLong(periodic.substring(PERIODIC.length()))).as("ms").isBetween(1_000L, 300_000L);
 
-    // A source file, not a main class here: LocalStewardApplication must stay the only one.
-    Path source = Files.createDirectories(Path.of("target", "chart-jvm-memory")).resolve("Burst.java");
-    Files.writeString(source, BURST);
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     // The chart's options, with a period short enough for a unit test.
-    options.stream().map(o -> o.startsWith(PERIODIC) ? PERIODIC + 500 : o).forEach(command::add);
-    command.add(source.toString());
-    Process jvm = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    SourceFileJvm.Result jvm = SourceFileJvm.run(Path.of("target", "chart-jvm-memory", "Burst.java"), BURST,
+        options.stream().map(o -> o.startsWith(PERIODIC) ? PERIODIC + 500 : o).toList());
+    String output = jvm.output();
 
-    assertThat(jvm.waitFor()).as(output).isZero();
+    assertThat(jvm.exitCode()).as(output).isZero();
     Matcher figures = COMMITTED.matcher(output);
     assertThat(figures.find()).as(output).isTrue();
     long burst = Long.parseLong(figures.group(1));

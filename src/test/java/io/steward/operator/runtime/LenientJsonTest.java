@@ -9,8 +9,7 @@ import com.google.gson.reflect.TypeToken;
 import io.kubernetes.client.openapi.JSON;
 import io.kubernetes.client.openapi.models.V1Deployment;
 import java.lang.reflect.Type;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.steward.testing.SourceFileJvm;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
@@ -103,9 +102,7 @@ class LenientJsonTest {
    */
   @Test
   void installingLoadsNoModelItDoesNotDecode() throws Exception {
-    // A source file, not a main class here: LocalStewardApplication must stay the only one.
-    Path source = Files.createDirectories(Path.of("target", "lenient-json")).resolve("InstallInAFreshJvm.java");
-    Files.writeString(source, """
+    SourceFileJvm.Result jvm = SourceFileJvm.run(Path.of("target", "lenient-json", "InstallInAFreshJvm.java"), """
         class InstallInAFreshJvm {
           public static void main(String[] args) {
             io.kubernetes.client.openapi.ApiClient client = new io.kubernetes.client.openapi.ApiClient();
@@ -116,15 +113,11 @@ class LenientJsonTest {
                 .getKind().equals("Status"));
           }
         }
-        """);
-    Process jvm = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-verbose:class", "-cp", System.getProperty("java.class.path"), source.toString())
-        .redirectErrorStream(true).start();
-    String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        """, List.of("-verbose:class"));
 
-    assertThat(jvm.waitFor()).as(output).isZero();
-    assertThat(output).contains("installed: true");
-    List<String> models = output.lines().filter(line -> line.contains("[class,load] io.kubernetes.client.openapi.models."))
+    assertThat(jvm.exitCode()).as(jvm.output()).isZero();
+    assertThat(jvm.output()).contains("installed: true");
+    List<String> models = jvm.output().lines().filter(line -> line.contains("[class,load] io.kubernetes.client.openapi.models."))
         .filter(line -> !line.contains("$CustomTypeAdapterFactory")).toList();
     assertThat(models.size()).as("model classes loaded, first: %s", models.stream().limit(5).toList()).isLessThan(10);
   }

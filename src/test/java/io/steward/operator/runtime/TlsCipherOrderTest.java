@@ -2,10 +2,10 @@ package io.steward.operator.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.steward.testing.SourceFileJvm;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import okhttp3.ConnectionSpec;
 import okhttp3.OkHttpClient;
@@ -88,24 +88,16 @@ class TlsCipherOrderTest {
     return options;
   }
 
-  /**
-   * What {@code auto} resolves to in a JVM started with {@code option}. The child runs a source file, not
-   * a main class here: {@code mvn spring-boot:test-run} refuses to start when the test classes hold a
-   * second main.
-   */
+  /** What {@code auto} resolves to in a JVM started with {@code option}. */
   private static String autoResolvedInAJvmWith(String option) throws Exception {
-    Path source = Files.createDirectories(Path.of("target", "tls-cipher-order")).resolve("PrintAuto.java");
-    Files.writeString(source, """
+    SourceFileJvm.Result jvm = SourceFileJvm.run(Path.of("target", "tls-cipher-order", "PrintAuto.java"), """
         class PrintAuto {
           public static void main(String[] args) {
             System.out.print(io.steward.operator.runtime.TlsCipherOrder.AUTO.resolve());
           }
         }
-        """);
-    Process jvm = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), option,
-        "-cp", System.getProperty("java.class.path"), source.toString()).redirectErrorStream(true).start();
-    String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(jvm.waitFor()).as(output).isZero();
-    return output.strip();
+        """, List.of(option));
+    assertThat(jvm.exitCode()).as(jvm.output()).isZero();
+    return jvm.output().strip();
   }
 }
