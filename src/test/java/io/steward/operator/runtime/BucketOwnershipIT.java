@@ -106,7 +106,9 @@ class BucketOwnershipIT {
       Set<Integer> joinersShare = BucketAssignment.assign(buckets, List.of("a", "b")).entrySet().stream()
           .filter(e -> e.getValue().equals("b")).map(Map.Entry::getKey).collect(Collectors.toSet());
       assertThat(joinersShare).as("the assignment gives the joiner some buckets").isNotEmpty();
-      await().atMost(Duration.ofSeconds(30)).until(() -> joiner.owned().containsAll(joinersShare));
+      // A bucket counts as owned just before its move is reported: wait for both.
+      await().atMost(Duration.ofSeconds(30))
+          .until(() -> joiner.owned().containsAll(joinersShare) && joinerMoves.size() >= joinersShare.size());
 
       assertThat(joinerMoves).as("the joiner's takes, each with its periodic rounds then").isNotEmpty()
           .allSatisfy(move -> assertThat(move).startsWith("ACQUIRED released for this replica"));
@@ -147,7 +149,7 @@ class BucketOwnershipIT {
     BucketOwnership alone = replica(cluster, ns, "c", 2, LEASE, RETRY, moves);
     alone.start();
     try {
-      await().atMost(Duration.ofSeconds(20)).until(() -> alone.owned().size() == 2);
+      await().atMost(Duration.ofSeconds(20)).until(() -> alone.owned().size() == 2 && moves.size() >= 2);
       assertThat(moves).hasSize(2).allSatisfy(move -> assertThat(move).isEqualTo("ACQUIRED free after round "
           + (BucketOwnership.ROUNDS_BEFORE_TAKING + 1)));
     } finally {

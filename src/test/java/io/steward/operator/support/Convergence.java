@@ -3,7 +3,9 @@ package io.steward.operator.support;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.AppsV1Api;
 import io.kubernetes.client.openapi.models.V1Deployment;
+import io.kubernetes.client.openapi.models.V1DeploymentStatus;
 import io.steward.operator.webapp.api.WebApp;
+import io.steward.operator.webapp.api.WebAppStatus;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,14 +43,73 @@ public final class Convergence {
     return lagging;
   }
 
+  /**
+   * WebApps (except {@code ignored}) whose world may still move: converged as {@link #lagging} judges,
+   * and also each Deployment's rollout complete and its counts in the WebApp's status. Until then the
+   * controller manager still writes Deployment status and Steward rightly follows it in the WebApp's.
+   */
+  public static List<String> unsettled(WebApps webApps, AppsV1Api apps, String namespace, Set<String> ignored)
+      throws ApiException {
+    List<String> unsettled = lagging(webApps, apps, namespace, ignored);
+    if (!unsettled.isEmpty()) {
+      return unsettled;
+    }
+    Map<String, V1Deployment> deployments = apps.listNamespacedDeployment(namespace).execute().getItems().stream()
+        .collect(Collectors.toMap(d -> d.getMetadata().getName(), Function.identity()));
+    for (WebApp webApp : webApps.list()) {
+      String name = webApp.getMetadata().getName();
+      V1Deployment deployment = deployments.get(name);
+      if (ignored.contains(name) || deployment == null) {
+        continue;
+      }
+      V1DeploymentStatus rollout = deployment.getStatus() == null ? new V1DeploymentStatus() : deployment.getStatus();
+      int desired = Objects.requireNonNullElse(deployment.getSpec().getReplicas(), 1);
+      boolean rolledOut = Objects.equals(rollout.getObservedGeneration(), deployment.getMetadata().getGeneration())
+          && Objects.equals(rollout.getUpdatedReplicas(), desired) && Objects.equals(rollout.getReplicas(), desired)
+          && Objects.equals(rollout.getAvailableReplicas(), desired);
+      WebAppStatus status = webApp.getStatus();
+      if (!rolledOut) {
+        unsettled.add(name + ": Deployment still rolling out");
+      } else if (status.phase() != WebAppStatus.Phase.Ready || !Objects.equals(status.replicas(), desired)
+          || !Objects.equals(status.availableReplicas(), desired)) {
+        unsettled.add(name + ": status " + status.phase() + ", " + status.availableReplicas() + " of " + desired
+            + " available");
+      }
+    }
+    return unsettled;
+  }
+
+  /** Polls until settled (see {@link #unsettled}); returns how long it took, or throws with what still moves. */
+  public static Duration awaitSettled(WebApps webApps, AppsV1Api apps, String namespace, Set<String> ignored,
+      Duration timeout) throws InterruptedException {
+    return poll(() -> unsettled(webApps, apps, namespace, ignored), "settled", timeout);
+  }
+
   /** Polls until converged; returns how long it took, or throws with what still lags. */
   public static Duration await(WebApps webApps, AppsV1Api apps, String namespace, Set<String> ignored, Duration timeout)
       throws InterruptedException {
+    return poll(() -> lagging(webApps, apps, namespace, ignored), "converged", timeout);
+  }
+
+  /** As above, running {@code beforeEachCheck} first each time (to keep a replica running, say). */
+  public static Duration await(WebApps webApps, AppsV1Api apps, String namespace, Set<String> ignored, Duration timeout,
+      Runnable beforeEachCheck) throws InterruptedException {
+    return poll(() -> {
+      beforeEachCheck.run();
+      return lagging(webApps, apps, namespace, ignored);
+    }, "converged", timeout);
+  }
+
+  private interface Check {
+    List<String> failing() throws ApiException;
+  }
+
+  private static Duration poll(Check check, String what, Duration timeout) throws InterruptedException {
     long start = System.nanoTime();
     List<String> lagging = List.of("not checked yet");
     while (System.nanoTime() - start < timeout.toNanos()) {
       try {
-        lagging = lagging(webApps, apps, namespace, ignored);
+        lagging = check.failing();
         if (lagging.isEmpty()) {
           return Duration.ofNanos(System.nanoTime() - start);
         }
@@ -57,7 +118,7 @@ public final class Convergence {
       }
       Thread.sleep(250);
     }
-    throw new AssertionError("not converged within " + timeout + ": " + lagging.size() + " lagging, e.g. "
+    throw new AssertionError("not " + what + " within " + timeout + ": " + lagging.size() + " lagging, e.g. "
         + lagging.subList(0, Math.min(5, lagging.size())));
   }
 }
