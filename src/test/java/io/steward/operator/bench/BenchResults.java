@@ -154,7 +154,8 @@ final class BenchResults {
    */
   record ScalingReplica(String identity, double secondsToReady, double cpuSecondsAtReady, double cpuSeconds,
       int buckets, int cachedWebApps, double liveHeapMiB, double rssAfterGcMiB, double peakRssMiB, long threads,
-      double idleCpuPercent) {}
+      double idleCpuPercent, Map<String, Double> cpuSecondsByThreadGroup,
+      Map<String, Double> idleCpuPercentByThreadGroup) {}
 
   /**
    * After convergence, {@code seconds} at rest: the replicas' Lease writes and all their requests per

@@ -4,7 +4,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /** A process's resident memory and CPU time from Linux's /proc, as `ps` and `top` see them. */
 public final class ProcStats {
@@ -48,15 +53,79 @@ public final class ProcStats {
   /** User plus system CPU time in seconds (utime + stime of /proc/<pid>/stat), or NaN when gone. */
   public static double cpuSeconds(long pid) {
     try {
-      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-      // Fields after the command name, which is in parentheses and may contain spaces.
-      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
-      long utime = Long.parseLong(fields[11]);
-      long stime = Long.parseLong(fields[12]);
-      return (utime + stime) / (double) TICKS_PER_SECOND;
+      return ticksToSeconds(Files.readString(Path.of("/proc", Long.toString(pid), "stat")));
     } catch (IOException | RuntimeException e) {
       return Double.NaN;
     }
+  }
+
+  /** Where a JVM's CPU goes, by the kind of thread that spent it; see {@link #threadGroup}. */
+  static final String COMPILER = "JIT compiler";
+  static final String COLLECTOR = "garbage collector";
+  static final String MAIN = "main (start-up)";
+  static final String HTTP = "OkHttp";
+  static final String OTHER_JVM = "other JVM threads";
+  static final String APPLICATION = "Steward and client-java";
+  static final String ENDED = "threads that ended";
+  static final List<String> THREAD_GROUPS = List.of(COMPILER, COLLECTOR, MAIN, HTTP, APPLICATION, OTHER_JVM, ENDED);
+  private static final Set<String> JVM_THREADS = Set.of("Service Thread", "Sweeper thread", "Monitor Deflati",
+      "Signal Dispatch", "Reference Handl", "Finalizer", "Common-Cleaner", "Notification Th", "Attach Listener");
+
+  /**
+   * The group of a JVM thread by its Linux name (which the JVM sets from the thread's name, cut to 15
+   * characters; the main thread keeps the launcher's name, {@code java}).
+   */
+  static String threadGroup(String comm) {
+    if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
+      return COMPILER;
+    }
+    if (comm.startsWith("GC Thread") || comm.startsWith("G1 ")) {
+      return COLLECTOR;
+    }
+    if (comm.equals("java")) {
+      return MAIN;
+    }
+    if (comm.startsWith("OkHttp")) {
+      return HTTP;
+    }
+    if (comm.startsWith("VM ") || JVM_THREADS.contains(comm)) {
+      return OTHER_JVM;
+    }
+    return APPLICATION;
+  }
+
+  /**
+   * A process's CPU seconds by thread group ({@link #THREAD_GROUPS}), from each live thread's
+   * /proc/&lt;pid&gt;/task/&lt;tid&gt;/stat; what threads that have ended used is the process's total less
+   * the live ones'. Empty when the process is gone.
+   */
+  static Map<String, Double> cpuSecondsByThreadGroup(long pid) {
+    Map<String, Double> groups = new LinkedHashMap<>();
+    THREAD_GROUPS.forEach(group -> groups.put(group, 0.0));
+    double total = cpuSeconds(pid);
+    try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+      for (Path task : tasks.toList()) {
+        try {
+          String stat = Files.readString(task.resolve("stat"));
+          String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+          groups.merge(threadGroup(comm), ticksToSeconds(stat), Double::sum);
+        } catch (IOException | RuntimeException e) {
+          // the thread ended while listed: its time is in ENDED below
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      return Map.of();
+    }
+    double live = groups.values().stream().mapToDouble(Double::doubleValue).sum();
+    groups.put(ENDED, Math.max(0, total - live));
+    return groups;
+  }
+
+  /** utime + stime of a /proc stat line, in seconds. */
+  private static double ticksToSeconds(String stat) {
+    // Fields after the command name, which is in parentheses and may contain spaces.
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
+    return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / (double) TICKS_PER_SECOND;
   }
 
   /**

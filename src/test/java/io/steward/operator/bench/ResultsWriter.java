@@ -260,10 +260,39 @@ final class ResultsWriter {
           .append(Figure.format(rest.apiServerCpuPercent())).append("; ").append(Figure.format(rest.etcdCpuPercent()))
           .append("; ").append(Figure.format(rest.othersCpuPercent())).append(" |\n");
     }
+    md.append("\nWhere the replicas' CPU went, in seconds summed over the replicas, from their start to the last ")
+        .append("WebApp converged, by the kind of thread that spent it (Linux's per-thread accounting; the main ")
+        .append("thread runs the start-up; threads that ended are mostly start-up's too):\n\n| N | configuration | ")
+        .append(String.join(" | ", ProcStats.THREAD_GROUPS)).append(" | all |\n|---|---|")
+        .append("---|".repeat(ProcStats.THREAD_GROUPS.size() + 1)).append("\n");
+    for (BenchResults.ScalingRun run : s.runs()) {
+      md.append("| ").append(run.n()).append(" | ").append(configuration(run)).append(" | ");
+      for (String group : ProcStats.THREAD_GROUPS) {
+        md.append(Figure.format(sumOverReplicas(run, group))).append(" | ");
+      }
+      md.append(Figure.format(run.perReplica().stream().mapToDouble(BenchResults.ScalingReplica::cpuSeconds).sum()))
+          .append(" |\n");
+    }
+    md.append("\nThe same at rest, in % of one core per replica, listed replica by replica:\n\n| N | configuration | ")
+        .append(String.join(" | ", ProcStats.THREAD_GROUPS)).append(" |\n|---|---|")
+        .append("---|".repeat(ProcStats.THREAD_GROUPS.size())).append("\n");
+    for (BenchResults.ScalingRun run : s.runs()) {
+      md.append("| ").append(run.n()).append(" | ").append(configuration(run)).append(" | ");
+      for (String group : ProcStats.THREAD_GROUPS) {
+        md.append(each(run.perReplica(), p -> Figure.format(p.idleCpuPercentByThreadGroup() == null ? Double.NaN
+            : p.idleCpuPercentByThreadGroup().getOrDefault(group, Double.NaN)))).append(" | ");
+      }
+      md.append("\n");
+    }
     String left = s.runs().stream().filter(run -> run.storedBefore().getOrDefault("webapps", 0L) > 0
         || run.storedBefore().getOrDefault("deployments", 0L) > 0).map(run -> "N=" + run.n() + " "
         + configuration(run) + ": " + run.storedBefore()).reduce((a, b) -> a + "; " + b).orElse("none");
     md.append("\nWebApps or Deployments stored before a run (left by earlier ones): ").append(left).append("\n");
+  }
+
+  private static double sumOverReplicas(BenchResults.ScalingRun run, String threadGroup) {
+    return run.perReplica().stream().mapToDouble(p -> p.cpuSecondsByThreadGroup() == null ? Double.NaN
+        : p.cpuSecondsByThreadGroup().getOrDefault(threadGroup, Double.NaN)).sum();
   }
 
   private static String configuration(BenchResults.ScalingRun run) {

@@ -98,7 +98,10 @@ final class Scaling {
       boolean timedOut = !awaitConverged(ns, n, replicas, start);
       long done = timedOut ? System.nanoTime() : bench.observer.awaitConverged(ns, n, Duration.ofSeconds(1));
       Map<String, Double> cpuAfter = bench.controlPlaneCpu();
-      replicas.forEach(r -> r.cpuSeconds = ProcStats.cpuSeconds(r.process.pid()));
+      replicas.forEach(r -> {
+        r.cpuSeconds = ProcStats.cpuSeconds(r.process.pid());
+        r.cpuByThreadGroup = ProcStats.cpuSecondsByThreadGroup(r.process.pid());
+      });
       cpuAfter.put("replicas", replicas.stream().mapToDouble(r -> r.cpuSeconds).sum());
       double[] machineAfter = machine(cpuAfter);
       if (timedOut) {
@@ -157,6 +160,7 @@ final class Scaling {
     long readyAt;
     double cpuAtReady = Double.NaN;
     double cpuSeconds = Double.NaN;
+    Map<String, Double> cpuByThreadGroup = Map.of();
     int buckets;
     int cached;
     long reconciles;
@@ -164,6 +168,7 @@ final class Scaling {
     long threads;
     double[] memory = {Double.NaN, Double.NaN, Double.NaN, Double.NaN};
     double idleCpuPercent = Double.NaN;
+    final Map<String, Double> idleCpuByThreadGroup = new LinkedHashMap<>();
 
     Replica(OperatorProcess process, long start) {
       this.process = process;
@@ -173,7 +178,8 @@ final class Scaling {
     BenchResults.ScalingReplica result() {
       return new BenchResults.ScalingReplica(process.identity(), Figure.round((readyAt - start) / 1e9),
           Figure.round(cpuAtReady), Figure.round(cpuSeconds), buckets, cached, Figure.round(memory[2] / MIB),
-          Figure.round(memory[3] / MIB), Figure.round(peakRss / MIB), threads, Figure.round(idleCpuPercent));
+          Figure.round(memory[3] / MIB), Figure.round(peakRss / MIB), threads, Figure.round(idleCpuPercent),
+          Figure.rounded(cpuByThreadGroup), Figure.rounded(idleCpuByThreadGroup));
     }
   }
 
@@ -253,7 +259,11 @@ final class Scaling {
     long mark = bench.audit.size();
     Map<String, Double> controlPlaneBefore = bench.controlPlaneCpu();
     Map<Replica, Double> before = new LinkedHashMap<>();
-    replicas.forEach(r -> before.put(r, ProcStats.cpuSeconds(r.process.pid())));
+    Map<Replica, Map<String, Double>> groupsBefore = new LinkedHashMap<>();
+    replicas.forEach(r -> {
+      groupsBefore.put(r, ProcStats.cpuSecondsByThreadGroup(r.process.pid()));
+      before.put(r, ProcStats.cpuSeconds(r.process.pid()));
+    });
     double[] machineBefore = machine(withReplicas(controlPlaneBefore, List.copyOf(before.values())));
     Instant from = Instant.now();
     long t0 = System.nanoTime();
@@ -262,6 +272,11 @@ final class Scaling {
     Instant to = Instant.now();
     Map<String, Double> controlPlaneAfter = bench.controlPlaneCpu();
     List<Double> after = replicas.stream().map(r -> ProcStats.cpuSeconds(r.process.pid())).toList();
+    for (Replica r : replicas) {
+      Map<String, Double> groupsAfter = ProcStats.cpuSecondsByThreadGroup(r.process.pid());
+      groupsAfter.forEach((group, cpu) -> r.idleCpuByThreadGroup.put(group,
+          ScalingMath.percentOfOneCore(groupsBefore.get(r).getOrDefault(group, Double.NaN), cpu, seconds)));
+    }
     double[] machineAfter = machine(withReplicas(controlPlaneAfter, after));
     for (int i = 0; i < replicas.size(); i++) {
       Replica r = replicas.get(i);

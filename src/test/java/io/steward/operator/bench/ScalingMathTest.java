@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -78,8 +79,16 @@ class ScalingMathTest {
   void resultsShowTheScalingTables() throws Exception {
     BenchResults r = BenchChartsTest.results();
     BenchResults.ScalingAtRest rest = new BenchResults.ScalingAtRest(30, 17.5, 19, 0, 4.2, 1.1, 0.5);
-    BenchResults.ScalingReplica a = new BenchResults.ScalingReplica("a", 6.1, 9.5, 20.5, 16, 1510, 40.2, 190, 260, 60, 1.4);
-    BenchResults.ScalingReplica b = new BenchResults.ScalingReplica("b", 6.3, 9.9, 19.5, 16, 1490, 39.8, 188, 255, 61, 1.5);
+    Map<String, Double> threadsA = new LinkedHashMap<>();
+    Map<String, Double> threadsB = new LinkedHashMap<>();
+    ProcStats.THREAD_GROUPS.forEach(group -> {
+      threadsA.put(group, 1.0);
+      threadsB.put(group, 2.5);
+    });
+    BenchResults.ScalingReplica a = new BenchResults.ScalingReplica("a", 6.1, 9.5, 20.5, 16, 1510, 40.2, 190, 260, 60, 1.4,
+        threadsA, threadsA);
+    BenchResults.ScalingReplica b = new BenchResults.ScalingReplica("b", 6.3, 9.9, 19.5, 16, 1490, 39.8, 188, 255, 61, 1.5,
+        threadsB, threadsB);
     r.scaling = new BenchResults.Scaling(30, List.of(new BenchResults.ScalingRun(3000, ScalingMath.SHARDED, 2, false,
         60, 50, 55, 54.5, Map.of("replicas", 13.3, "kube-apiserver", 18.0, "etcd", 2.0, "total", 33.3,
             Scaling.REPLICAS_FROM_READINESS, 7.1, Scaling.API_SERVER_WHILE_CREATED, 2.4), 2.01, 4, 0, Map.of("patch webapps", 3000), 3.2,
@@ -90,6 +99,10 @@ class ScalingMathTest {
         "| 3000 | sharded, 2 replicas | 60 s, 50 WebApps/s | 55 s, 54.5 WebApps/s | 13.3 (7.1); 18; 2; **33.3**; 2.4 | "
             + "20.5 (9.5) / 19.5 (9.9) | 40.2 / 39.8 | 190 / 188; 260 / 255; 60 / 61 | 16 / 16; 1510 / 1490 | 2.01; 4; 0 | 3.2 |",
         "| 3000 | sharded, 2 replicas | 1.4 / 1.5 | 17.5 | 19 | 0 | 4.2; 1.1; 0.5 |",
+        "| N | configuration | JIT compiler | garbage collector | main (start-up) | OkHttp | Steward and client-java | "
+            + "other JVM threads | threads that ended | all |",
+        "| 3000 | sharded, 2 replicas | 3.5 | 3.5 | 3.5 | 3.5 | 3.5 | 3.5 | 3.5 | 40 |",
+        "| 3000 | sharded, 2 replicas | 1 / 2.5 | 1 / 2.5 | 1 / 2.5 | 1 / 2.5 | 1 / 2.5 | 1 / 2.5 | 1 / 2.5 | ",
         "left by earlier ones): none");
     assertThat(JsonParser.parseString(Files.readString(dir.resolve("results.json"))).getAsJsonObject()
         .getAsJsonObject("scaling").getAsJsonArray("runs")).hasSize(1);
