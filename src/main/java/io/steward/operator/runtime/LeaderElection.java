@@ -5,9 +5,7 @@ import io.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.kubernetes.client.openapi.apis.CoordinationV1Api;
 import io.kubernetes.client.openapi.models.V1Lease;
-import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -23,7 +21,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeaderElection {
   private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);
-  private static final Duration WATCHDOG_PERIOD = Duration.ofMillis(50);
 
   /** What the lifecycle does when this replica starts leading, or loses its term. */
   public interface Listener {
@@ -77,12 +74,8 @@ public final class LeaderElection {
       lock.withoutTakeoverVeto();
       return;
     }
-    long period = WATCHDOG_PERIOD.toNanos();
-    watchdog.scheduleAtFixedRate(() -> {
-      if (term.isOver()) {
-        lost("its term ran out: no successful Lease renewal was sent within " + term.length().toMillis() + " ms");
-      }
-    }, period, period, TimeUnit.NANOSECONDS);
+    new TermWatchdog(term, () -> lost("its term ran out: no successful Lease renewal was sent within "
+        + term.length().toMillis() + " ms"), watchdog).start();
   }
 
   /** Graceful stop, first step: end the term on purpose (the watchdog must not take it for a loss). */
