@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -21,26 +22,7 @@ public final class Convergence {
 
   /** WebApps (except {@code ignored}) not yet converged, with why. Empty when all are. */
   public static List<String> lagging(WebApps webApps, AppsV1Api apps, String namespace, Set<String> ignored) throws ApiException {
-    Map<String, V1Deployment> deployments = apps.listNamespacedDeployment(namespace).execute().getItems().stream()
-        .collect(Collectors.toMap(d -> d.getMetadata().getName(), Function.identity()));
-    List<String> lagging = new ArrayList<>();
-    for (WebApp webApp : webApps.list()) {
-      String name = webApp.getMetadata().getName();
-      if (ignored.contains(name)) {
-        continue;
-      }
-      V1Deployment deployment = deployments.get(name);
-      if (!Objects.equals(webApp.getStatus().observedGeneration(), webApp.getMetadata().getGeneration())) {
-        lagging.add(name + ": observedGeneration " + webApp.getStatus().observedGeneration() + " of "
-            + webApp.getMetadata().getGeneration());
-      } else if (deployment == null) {
-        lagging.add(name + ": no Deployment");
-      } else if (!webApp.getSpec().image().equals(deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
-          || webApp.getSpec().replicasOrDefault() != deployment.getSpec().getReplicas()) {
-        lagging.add(name + ": Deployment differs from spec");
-      }
-    }
-    return lagging;
+    return judge(webApps, apps, namespace, ignored, Convergence::lagging);
   }
 
   /**
@@ -50,33 +32,55 @@ public final class Convergence {
    */
   public static List<String> unsettled(WebApps webApps, AppsV1Api apps, String namespace, Set<String> ignored)
       throws ApiException {
-    List<String> unsettled = lagging(webApps, apps, namespace, ignored);
-    if (!unsettled.isEmpty()) {
-      return unsettled;
-    }
+    return judge(webApps, apps, namespace, ignored, (webApp, deployment) -> {
+      String lagging = lagging(webApp, deployment);
+      return lagging != null ? lagging : unsettled(webApp, deployment);
+    });
+  }
+
+  /** Each WebApp and its Deployment (or null), read once per call, through {@code why}: null when fine. */
+  private static List<String> judge(WebApps webApps, AppsV1Api apps, String namespace, Set<String> ignored,
+      BiFunction<WebApp, V1Deployment, String> why) throws ApiException {
     Map<String, V1Deployment> deployments = apps.listNamespacedDeployment(namespace).execute().getItems().stream()
         .collect(Collectors.toMap(d -> d.getMetadata().getName(), Function.identity()));
+    List<String> failing = new ArrayList<>();
     for (WebApp webApp : webApps.list()) {
       String name = webApp.getMetadata().getName();
-      V1Deployment deployment = deployments.get(name);
-      if (ignored.contains(name) || deployment == null) {
-        continue;
-      }
-      V1DeploymentStatus rollout = deployment.getStatus() == null ? new V1DeploymentStatus() : deployment.getStatus();
-      int desired = Objects.requireNonNullElse(deployment.getSpec().getReplicas(), 1);
-      boolean rolledOut = Objects.equals(rollout.getObservedGeneration(), deployment.getMetadata().getGeneration())
-          && Objects.equals(rollout.getUpdatedReplicas(), desired) && Objects.equals(rollout.getReplicas(), desired)
-          && Objects.equals(rollout.getAvailableReplicas(), desired);
-      WebAppStatus status = webApp.getStatus();
-      if (!rolledOut) {
-        unsettled.add(name + ": Deployment still rolling out");
-      } else if (status.phase() != WebAppStatus.Phase.Ready || !Objects.equals(status.replicas(), desired)
-          || !Objects.equals(status.availableReplicas(), desired)) {
-        unsettled.add(name + ": status " + status.phase() + ", " + status.availableReplicas() + " of " + desired
-            + " available");
+      String reason = ignored.contains(name) ? null : why.apply(webApp, deployments.get(name));
+      if (reason != null) {
+        failing.add(name + ": " + reason);
       }
     }
-    return unsettled;
+    return failing;
+  }
+
+  private static String lagging(WebApp webApp, V1Deployment deployment) {
+    if (!Objects.equals(webApp.getStatus().observedGeneration(), webApp.getMetadata().getGeneration())) {
+      return "observedGeneration " + webApp.getStatus().observedGeneration() + " of " + webApp.getMetadata().getGeneration();
+    } else if (deployment == null) {
+      return "no Deployment";
+    } else if (!webApp.getSpec().image().equals(deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
+        || webApp.getSpec().replicasOrDefault() != deployment.getSpec().getReplicas()) {
+      return "Deployment differs from spec";
+    }
+    return null;
+  }
+
+  /** Of a converged WebApp with its Deployment: why its world may still move, or null. */
+  private static String unsettled(WebApp webApp, V1Deployment deployment) {
+    V1DeploymentStatus rollout = deployment.getStatus() == null ? new V1DeploymentStatus() : deployment.getStatus();
+    int desired = Objects.requireNonNullElse(deployment.getSpec().getReplicas(), 1);
+    boolean rolledOut = Objects.equals(rollout.getObservedGeneration(), deployment.getMetadata().getGeneration())
+        && Objects.equals(rollout.getUpdatedReplicas(), desired) && Objects.equals(rollout.getReplicas(), desired)
+        && Objects.equals(rollout.getAvailableReplicas(), desired);
+    WebAppStatus status = webApp.getStatus();
+    if (!rolledOut) {
+      return "Deployment still rolling out";
+    } else if (status.phase() != WebAppStatus.Phase.Ready || !Objects.equals(status.replicas(), desired)
+        || !Objects.equals(status.availableReplicas(), desired)) {
+      return "status " + status.phase() + ", " + status.availableReplicas() + " of " + desired + " available";
+    }
+    return null;
   }
 
   /** Polls until settled (see {@link #unsettled}); returns how long it took, or throws with what still moves. */
