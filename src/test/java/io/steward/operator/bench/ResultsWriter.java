@@ -262,25 +262,24 @@ final class ResultsWriter {
     }
     md.append("\nWhere the replicas' CPU went, in seconds summed over the replicas, from their start to the last ")
         .append("WebApp converged, by the kind of thread that spent it (Linux's per-thread accounting; the main ")
-        .append("thread runs the start-up; threads that ended are mostly start-up's too):\n\n| N | configuration | ")
-        .append(String.join(" | ", ProcStats.THREAD_GROUPS)).append(" | all |\n|---|---|")
-        .append("---|".repeat(ProcStats.THREAD_GROUPS.size() + 1)).append("\n");
+        .append("thread runs the start-up; threads that ended are mostly start-up's too):\n\n")
+        .append(threadGroupHeader(" | all"));
     for (BenchResults.ScalingRun run : s.runs()) {
       md.append("| ").append(run.n()).append(" | ").append(configuration(run)).append(" | ");
       for (String group : ProcStats.THREAD_GROUPS) {
-        md.append(Figure.format(sumOverReplicas(run, group))).append(" | ");
+        md.append(Figure.format(run.perReplica().stream()
+            .mapToDouble(p -> ofGroup(p.cpuSecondsByThreadGroup(), group)).sum())).append(" | ");
       }
       md.append(Figure.format(run.perReplica().stream().mapToDouble(BenchResults.ScalingReplica::cpuSeconds).sum()))
           .append(" |\n");
     }
-    md.append("\nThe same at rest, in % of one core per replica, listed replica by replica:\n\n| N | configuration | ")
-        .append(String.join(" | ", ProcStats.THREAD_GROUPS)).append(" |\n|---|---|")
-        .append("---|".repeat(ProcStats.THREAD_GROUPS.size())).append("\n");
+    md.append("\nThe same at rest, in % of one core per replica, listed replica by replica:\n\n")
+        .append(threadGroupHeader(""));
     for (BenchResults.ScalingRun run : s.runs()) {
       md.append("| ").append(run.n()).append(" | ").append(configuration(run)).append(" | ");
       for (String group : ProcStats.THREAD_GROUPS) {
-        md.append(each(run.perReplica(), p -> Figure.format(p.idleCpuPercentByThreadGroup() == null ? Double.NaN
-            : p.idleCpuPercentByThreadGroup().getOrDefault(group, Double.NaN)))).append(" | ");
+        md.append(each(run.perReplica(), p -> Figure.format(ofGroup(p.idleCpuPercentByThreadGroup(), group))))
+            .append(" | ");
       }
       md.append("\n");
     }
@@ -290,9 +289,16 @@ final class ResultsWriter {
     md.append("\nWebApps or Deployments stored before a run (left by earlier ones): ").append(left).append("\n");
   }
 
-  private static double sumOverReplicas(BenchResults.ScalingRun run, String threadGroup) {
-    return run.perReplica().stream().mapToDouble(p -> p.cpuSecondsByThreadGroup() == null ? Double.NaN
-        : p.cpuSecondsByThreadGroup().getOrDefault(threadGroup, Double.NaN)).sum();
+  /** A table's header with a column per thread group, then {@code extraColumns} (" | all", or ""). */
+  private static String threadGroupHeader(String extraColumns) {
+    int columns = ProcStats.THREAD_GROUPS.size() + (extraColumns.isEmpty() ? 0 : 1);
+    return "| N | configuration | " + String.join(" | ", ProcStats.THREAD_GROUPS) + extraColumns + " |\n|---|---|"
+        + "---|".repeat(columns) + "\n";
+  }
+
+  /** A replica's figure for one thread group; NaN when it has none (results written before the split). */
+  private static double ofGroup(Map<String, Double> byGroup, String group) {
+    return byGroup == null ? Double.NaN : byGroup.getOrDefault(group, Double.NaN);
   }
 
   private static String configuration(BenchResults.ScalingRun run) {
