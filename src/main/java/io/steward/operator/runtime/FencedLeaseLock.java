@@ -46,6 +46,12 @@ import org.slf4j.LoggerFactory;
  * of a free Lease went out with the version another thread had just read, and overwrote the
  * replica that had taken it in between. For the same reason each write is judged on what its own
  * thread read last, never on another thread's read, which may have been answered later but be older.
+ *
+ * <p>A holder renews without reading the Lease first, as client-go's elector does: while its term
+ * is valid, a thread whose last write named this replica is answered that record instead of a read.
+ * client-java's lock sends the resourceVersion that write was answered with, so the renewal goes
+ * through only if no one has written the Lease since; a refused or failed write makes the thread's
+ * next attempt read the Lease again.
  */
 public final class FencedLeaseLock implements Lock {
   private static final Logger log = LoggerFactory.getLogger(FencedLeaseLock.class);
@@ -74,6 +80,11 @@ public final class FencedLeaseLock implements Lock {
     final Lock lock;
     /** The record this thread last read; null before its first read. */
     RecordState lastRead;
+    /**
+     * The record this thread's last write put in the Lease, naming this replica; null when that
+     * write failed or was not a granted take or renewal, so the next attempt reads the Lease.
+     */
+    LeaderElectionRecord written;
 
     Caller(Lock lock) {
       this.lock = lock;
@@ -97,6 +108,12 @@ public final class FencedLeaseLock implements Lock {
   @Override
   public LeaderElectionRecord get() throws ApiException {
     Caller caller = callers.get();
+    LeaderElectionRecord written = caller.written;
+    if (written != null && term.isValid()) {
+      caller.lastRead = RecordState.of(written);
+      return copy(written);
+    }
+    caller.written = null;
     LeaderElectionRecord record = caller.lock.get();
     caller.lastRead = RecordState.of(record);
     expiry.saw(LEASE, caller.lastRead, expiry.now());
@@ -105,6 +122,7 @@ public final class FencedLeaseLock implements Lock {
 
   @Override
   public boolean create(LeaderElectionRecord record) {
+    callers.get().written = null;
     if (!isMine(record)) {
       return delegate().create(record);
     }
@@ -113,6 +131,7 @@ public final class FencedLeaseLock implements Lock {
 
   @Override
   public boolean update(LeaderElectionRecord record) {
+    callers.get().written = null;
     if (!isMine(record)) {
       term.end(); // a release: stop writing before the Lease says anyone else may
       return release(record);
@@ -127,6 +146,7 @@ public final class FencedLeaseLock implements Lock {
     boolean updated = delegate().update(record);
     if (updated) {
       term.renewed(sentAt);
+      callers.get().written = copy(record);
     }
     return updated;
   }
@@ -190,6 +210,7 @@ public final class FencedLeaseLock implements Lock {
       if (!after.takenSince(before)) {
         refusedFor = "";
         term.renewed(sentAt);
+        callers.get().written = copy(record);
         taken.run();
         return true;
       }
@@ -232,6 +253,15 @@ public final class FencedLeaseLock implements Lock {
   /** How long until the Lease, unchanged since it was last seen, expires; empty if it has or was never seen. */
   OptionalLong nanosUntilExpiry() {
     return expiry.nanosUntilFirstExpiry(List.of(LEASE));
+  }
+
+  private static LeaderElectionRecord copy(LeaderElectionRecord record) {
+    return new LeaderElectionRecord(record.getHolderIdentity(), record.getLeaseDurationSeconds(),
+        copy(record.getAcquireTime()), copy(record.getRenewTime()), record.getLeaderTransitions());
+  }
+
+  private static Date copy(Date date) {
+    return date == null ? null : new Date(date.getTime());
   }
 
   private static Date date(OffsetDateTime time) {

@@ -1,6 +1,7 @@
 package io.steward.operator.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.kubernetes.client.extended.leaderelection.LeaderElectionRecord;
 import io.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
@@ -207,6 +208,40 @@ class FencedLeaseLockIT {
 
     assertThat(released).isFalse();
     assertThat(leases.readNamespacedLease(name, ns).execute().getSpec().getHolderIdentity()).isEqualTo("rival");
+  }
+
+  /**
+   * A holder renews without reading the Lease first (as client-go does): the renewal must carry the
+   * version its last write was answered with, so that the API server refuses it when anyone wrote the
+   * Lease since; the next attempt then reads the Lease and renews with the version read.
+   */
+  @Test
+  void aRenewalWithoutAReadIsRefusedWhenTheLeaseWasWrittenSinceAndTheNextOneReadsIt(LocalCluster cluster,
+      TestNamespace namespace) throws Exception {
+    String ns = namespace.name();
+    CoordinationV1Api leases = new CoordinationV1Api(cluster.adminClient());
+    String name = "written-between-renewals";
+    FencedLeaseLock lock = takenByMe(cluster, ns, name);
+    V1Lease touched = leases.readNamespacedLease(name, ns).execute();
+    touched.getMetadata().putLabelsItem("touched-by", "an-admin");
+    leases.replaceNamespacedLease(name, ns, touched).execute();
+    long mark = cluster.auditLog().size();
+
+    LeaderElectionRecord held = lock.get();
+    boolean renewed = lock.update(new LeaderElectionRecord("me", 6, held.getAcquireTime(), new Date(),
+        held.getLeaderTransitions()));
+    assertThat(renewed).as("a renewal with the version of the take, written over since").isFalse();
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(cluster.auditLog().entriesAfter(mark,
+        e -> "leases".equals(e.resource()) && name.equals(e.name()) && ns.equals(e.namespace())))
+        .extracting(e -> e.verb() + " " + e.code()).as("what the API server was sent and answered")
+        .containsExactly("update 409"));
+
+    held = lock.get();
+    assertThat(lock.update(new LeaderElectionRecord("me", 6, held.getAcquireTime(), new Date(),
+        held.getLeaderTransitions()))).as("the next renewal, after a read").isTrue();
+    assertThat(lock.term().isValid()).isTrue();
+    assertThat(leases.readNamespacedLease(name, ns).execute().getMetadata().getLabels())
+        .as("the other writer's change, kept").containsEntry("touched-by", "an-admin");
   }
 
   private static FencedLeaseLock takenByMe(LocalCluster cluster, String ns, String name) throws Exception {

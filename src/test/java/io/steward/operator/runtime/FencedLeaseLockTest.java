@@ -96,8 +96,16 @@ class FencedLeaseLockTest {
     lease.record = record("me", 1);
     lock.get();
     assertThat(lock.update(record("me", 1))).isTrue();
-    bucketReadsFind(List.of(), List.of(bucketLease("steward-bucket-3", "sharded-a", "18")));
-    assertThat(lock.update(record("me", 2))).isFalse();
+    // The other thread (the campaign's) reads the Lease emptied meanwhile and takes it.
+    boolean took = CompletableFuture.supplyAsync(() -> {
+      try {
+        bucketReadsFind(List.of(), List.of(bucketLease("steward-bucket-3", "sharded-a", "18")));
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+      return lock.update(record("me", 2));
+    }).join();
+    assertThat(took).isFalse();
     assertThat(lease.updates).extracting(LeaderElectionRecord::getHolderIdentity).containsExactly("me", "me", "");
     assertThat(term.isValid()).as("no term for a Lease given back").isFalse();
   }
@@ -199,6 +207,46 @@ class FencedLeaseLockTest {
   }
 
   @Test
+  void aHolderRenewsWithoutReadingTheLeaseWhileItsTermIsValid() throws Exception {
+    lease.record = new LeaderElectionRecord();
+    lock.get();
+    assertThat(lock.update(record("me", 1))).isTrue();
+    for (int i = 0; i < 3; i++) {
+      nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+      LeaderElectionRecord current = lock.get();
+      assertThat(current.getHolderIdentity()).isEqualTo("me");
+      assertThat(lock.update(record("me", current.getLeaderTransitions()))).isTrue();
+    }
+    assertThat(lease.reads).as("reads of the Lease: only the one before the take").isEqualTo(1);
+    assertThat(lease.updates).hasSize(4);
+    assertThat(term.remaining()).as("a whole term from the last renewal").isEqualTo(term.length());
+  }
+
+  @Test
+  void aRefusedRenewalMakesTheNextAttemptReadTheLease() throws Exception {
+    lease.record = new LeaderElectionRecord();
+    lock.get();
+    assertThat(lock.update(record("me", 1))).isTrue();
+    lease.record = record("me", 1); // written by someone else since (a label added, say): a new version
+    lock.get();
+    assertThat(lock.update(record("me", 1))).as("a renewal carrying the version of this replica's last write")
+        .isFalse();
+    lock.get();
+    assertThat(lock.update(record("me", 1))).as("the next renewal, carrying the version just read").isTrue();
+    assertThat(lease.reads).isEqualTo(2);
+  }
+
+  @Test
+  void aLapsedTermMakesTheNextAttemptReadTheLease() throws Exception {
+    lease.record = new LeaderElectionRecord();
+    lock.get();
+    assertThat(lock.update(record("me", 1))).isTrue();
+    nanos.addAndGet(Duration.ofSeconds(4).toNanos());
+    lock.get();
+    assertThat(lease.reads).isEqualTo(2);
+  }
+
+  @Test
   void renewalsDoNotReadTheBucketLeases() throws Exception {
     lease.record = new LeaderElectionRecord();
     lock.get();
@@ -235,6 +283,12 @@ class FencedLeaseLockTest {
     boolean refuse;
     Runnable onUpdate = () -> {};
     final List<LeaderElectionRecord> updates = new ArrayList<>();
+    int reads;
+    /**
+     * The record each thread last read or wrote, standing for the resourceVersion client-java's lock
+     * sends: a write is refused when the record was replaced since (by a test, as another writer).
+     */
+    private final ThreadLocal<LeaderElectionRecord> seen = new ThreadLocal<>();
 
     RecordingLock(String identity) {
       this.identity = identity;
@@ -243,12 +297,15 @@ class FencedLeaseLockTest {
     @Override
     public LeaderElectionRecord get() {
       nanos.addAndGet(answerTakes.toNanos());
+      reads++;
+      seen.set(record);
       return record;
     }
 
     @Override
     public boolean create(LeaderElectionRecord next) {
       record = next;
+      seen.set(next);
       return true;
     }
 
@@ -256,11 +313,12 @@ class FencedLeaseLockTest {
     public boolean update(LeaderElectionRecord next) {
       onUpdate.run();
       nanos.addAndGet(answerTakes.toNanos());
-      if (refuse) {
+      if (refuse || seen.get() != record) {
         return false;
       }
       updates.add(next);
       record = next;
+      seen.set(next);
       return true;
     }
 

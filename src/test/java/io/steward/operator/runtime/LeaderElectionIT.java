@@ -12,6 +12,7 @@ import io.steward.operator.support.OperatorProcess;
 import io.steward.operator.support.WebApps;
 import io.steward.operator.webapp.api.WebApp;
 import io.steward.operator.webapp.api.WebAppStatus.Phase;
+import io.steward.testing.cluster.AuditLog;
 import io.steward.testing.cluster.LocalCluster;
 import io.steward.testing.cluster.LocalClusterTest;
 import io.steward.testing.cluster.TestNamespace;
@@ -71,6 +72,10 @@ class LeaderElectionIT {
     assertThat(standby.actuator("leader").body()).contains("\"leading\":false");
     assertThat(leader.actuator("leader").body()).contains("\"leading\":true");
 
+    // A holder renews without reading the Lease first: judged over several renewals.
+    await().atMost(Duration.ofSeconds(30))
+        .until(() -> leaseRequestsBy(cluster, ns, leader, Instant.MAX, "update").size() >= 5);
+
     // Graceful: SIGTERM releases the Lease, the standby takes over without waiting for expiry.
     Instant sigterm = Instant.now();
     assertThat(leader.terminate()).as("exit code after SIGTERM").isZero();
@@ -102,8 +107,15 @@ class LeaderElectionIT {
     assertThat(audit.writesByNonLeaders(ns)).as("writes by a replica that did not hold the Lease").isEmpty();
     assertThat(audit.writesBy(standby.userAgent(), ns)).as("the second leader worked").isNotEmpty();
     assertThat(audit.writesBy(c.userAgent(), ns)).as("the third leader worked").isNotEmpty();
-    System.out.printf("leader-election: graceful hand-over %d ms, after kill -9 %d ms (lease %s)%n",
-        gracefulHandover.toMillis(), hardHandover.toMillis(), LEASE);
+    Instant firstTake = audit.terms().get(0).start();
+    List<AuditLog.Entry> reads = leaseRequestsBy(cluster, ns, leader, sigterm, "get").stream()
+        .filter(e -> !e.received().isBefore(firstTake)).toList();
+    int writes = leaseRequestsBy(cluster, ns, leader, sigterm, "update").size();
+    assertThat(reads).as("the first leader's reads of the Lease from its take to its stop, beside %d writes", writes)
+        .hasSizeLessThanOrEqualTo(2);
+    System.out.printf("leader-election: graceful hand-over %d ms, after kill -9 %d ms (lease %s); "
+        + "the first leader read the Lease %d times and wrote it %d times while leading%n",
+        gracefulHandover.toMillis(), hardHandover.toMillis(), LEASE, reads.size(), writes);
   }
 
   /**
@@ -134,6 +146,14 @@ class LeaderElectionIT {
         .isLessThan(retry.dividedBy(2));
     System.out.printf("leader-election: free Lease taken to the first write %d ms (retry period %s)%n",
         idle.toMillis(), retry);
+  }
+
+  /** The replica's requests of {@code verb} on the leader Lease received before {@code before}. */
+  private static List<AuditLog.Entry> leaseRequestsBy(LocalCluster cluster, String ns, OperatorProcess replica,
+      Instant before, String verb) {
+    return cluster.auditLog().entries(e -> "leases".equals(e.resource()) && "steward-leader".equals(e.name())
+        && ns.equals(e.namespace()) && verb.equals(e.verb()) && e.fromUserAgentStartingWith(replica.userAgent())
+        && e.received().isBefore(before));
   }
 
   /** {@code steward_leader_handovers_total{reason}} on the replica's Prometheus page. */
