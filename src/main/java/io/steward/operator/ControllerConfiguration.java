@@ -1,11 +1,11 @@
 package io.steward.operator;
 
 import io.kubernetes.client.extended.event.legacy.EventBroadcaster;
-import io.kubernetes.client.extended.event.legacy.LegacyEventBroadcaster;
 import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.models.V1EventSource;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.steward.operator.runtime.BlockingEventBroadcaster;
 import io.steward.operator.runtime.BucketGate;
 import io.steward.operator.runtime.ControllerManager;
 import io.steward.operator.runtime.ControllerMetrics;
@@ -50,7 +50,7 @@ public class ControllerConfiguration {
 
   @Bean(destroyMethod = "shutdown")
   EventBroadcaster eventBroadcaster(OperatorClients clients) {
-    LegacyEventBroadcaster broadcaster = new LegacyEventBroadcaster(new CoreV1Api(clients.requests()));
+    BlockingEventBroadcaster broadcaster = new BlockingEventBroadcaster(new CoreV1Api(clients.requests()));
     broadcaster.startRecording();
     return broadcaster;
   }

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.kubernetes.client.extended.controller.reconciler.Request;
 import io.kubernetes.client.extended.controller.reconciler.Result;
-import io.kubernetes.client.extended.event.legacy.LegacyEventBroadcaster;
 import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.JSON;
@@ -22,6 +21,7 @@ import io.kubernetes.client.openapi.models.V1PodSpec;
 import io.kubernetes.client.openapi.models.V1PodTemplateSpec;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.steward.operator.runtime.ApiRequestMetrics;
+import io.steward.operator.runtime.BlockingEventBroadcaster;
 import io.steward.operator.runtime.ControllerManager;
 import io.steward.operator.runtime.Informers;
 import io.steward.operator.runtime.KindInformer;
@@ -69,7 +69,7 @@ class WebAppReconcilerIT {
   private static String userAgent;
   private static Informers informers;
   private static KindInformer<WebApp> webAppInformer;
-  private static LegacyEventBroadcaster events;
+  private static BlockingEventBroadcaster events;
   private static WebAppReconciler reconciler;
   private static WebApps webApps;
   private static AppsV1Api adminApps;
@@ -97,7 +97,7 @@ class WebAppReconcilerIT {
       WebApp held = shown.get(name);
       return held != null ? held : webAppInformer.get(namespaceName, name);
     });
-    events = new LegacyEventBroadcaster(new CoreV1Api(clients.requests()));
+    events = new BlockingEventBroadcaster(new CoreV1Api(clients.requests()));
     events.startRecording();
     reconciler = WebAppController.reconciler(view, manager, clients.requests(),
         events.newRecorder(new V1EventSource().component("steward").host(identity.name())), Clock.systemUTC());
