@@ -74,7 +74,7 @@ class LeaderElectionIT {
 
     // A holder renews without reading the Lease first: judged over several renewals.
     await().atMost(Duration.ofSeconds(30))
-        .until(() -> leaseRequestsBy(cluster, ns, leader, Instant.MAX, "update").size() >= 5);
+        .until(() -> leaseRequestsBy(cluster, ns, leader, Instant.MAX, "update").size() >= 8);
 
     // Graceful: SIGTERM releases the Lease, the standby takes over without waiting for expiry.
     Instant sigterm = Instant.now();
@@ -111,8 +111,10 @@ class LeaderElectionIT {
     List<AuditLog.Entry> reads = leaseRequestsBy(cluster, ns, leader, sigterm, "get").stream()
         .filter(e -> !e.received().isBefore(firstTake)).toList();
     int writes = leaseRequestsBy(cluster, ns, leader, sigterm, "update").size();
+    // Each renewal abandoned on a slow machine makes the next attempt read; a read before every
+    // renewal is what this rules out.
     assertThat(reads).as("the first leader's reads of the Lease from its take to its stop, beside %d writes", writes)
-        .hasSizeLessThanOrEqualTo(2);
+        .hasSizeLessThanOrEqualTo(writes / 2);
     System.out.printf("leader-election: graceful hand-over %d ms, after kill -9 %d ms (lease %s); "
         + "the first leader read the Lease %d times and wrote it %d times while leading%n",
         gracefulHandover.toMillis(), hardHandover.toMillis(), LEASE, reads.size(), writes);
