@@ -75,7 +75,10 @@ public final class Convergence {
         && Objects.equals(rollout.getAvailableReplicas(), desired);
     WebAppStatus status = webApp.getStatus();
     if (!rolledOut) {
-      return "Deployment still rolling out";
+      // The counts tell a controller manager still working from a rollout that cannot finish.
+      return "Deployment still rolling out (generation " + deployment.getMetadata().getGeneration() + ", observed "
+          + rollout.getObservedGeneration() + "; of " + desired + " replicas: " + rollout.getReplicas() + " in all, "
+          + rollout.getUpdatedReplicas() + " updated, " + rollout.getAvailableReplicas() + " available)";
     } else if (status.phase() != WebAppStatus.Phase.Ready || !Objects.equals(status.replicas(), desired)
         || !Objects.equals(status.availableReplicas(), desired)) {
       return "status " + status.phase() + ", " + status.availableReplicas() + " of " + desired + " available";
@@ -111,6 +114,8 @@ public final class Convergence {
   private static Duration poll(Check check, String what, Duration timeout) throws InterruptedException {
     long start = System.nanoTime();
     List<String> lagging = List.of("not checked yet");
+    // How many lagged at each whole minute: a failure then tells slow progress from none.
+    List<Integer> byMinute = new ArrayList<>();
     while (System.nanoTime() - start < timeout.toNanos()) {
       try {
         lagging = check.failing();
@@ -120,9 +125,12 @@ public final class Convergence {
       } catch (ApiException | RuntimeException e) {
         lagging = List.of("API unreachable: " + e.getMessage());
       }
+      if (Duration.ofNanos(System.nanoTime() - start).toMinutes() >= byMinute.size()) {
+        byMinute.add(lagging.size());
+      }
       Thread.sleep(250);
     }
-    throw new AssertionError("not " + what + " within " + timeout + ": " + lagging.size() + " lagging, e.g. "
-        + lagging.subList(0, Math.min(5, lagging.size())));
+    throw new AssertionError("not " + what + " within " + timeout + ": " + lagging.size() + " lagging (at each minute: "
+        + byMinute + "), e.g. " + lagging.subList(0, Math.min(5, lagging.size())));
   }
 }
