@@ -208,9 +208,7 @@ class FencedLeaseLockTest {
 
   @Test
   void aHolderRenewsWithoutReadingTheLeaseWhileItsTermIsValid() throws Exception {
-    lease.record = new LeaderElectionRecord();
-    lock.get();
-    assertThat(lock.update(record("me", 1))).isTrue();
+    takeTheFreeLease();
     for (int i = 0; i < 3; i++) {
       nanos.addAndGet(Duration.ofSeconds(1).toNanos());
       LeaderElectionRecord current = lock.get();
@@ -224,9 +222,7 @@ class FencedLeaseLockTest {
 
   @Test
   void aRefusedRenewalMakesTheNextAttemptReadTheLease() throws Exception {
-    lease.record = new LeaderElectionRecord();
-    lock.get();
-    assertThat(lock.update(record("me", 1))).isTrue();
+    takeTheFreeLease();
     lease.record = record("me", 1); // written by someone else since (a label added, say): a new version
     lock.get();
     assertThat(lock.update(record("me", 1))).as("a renewal carrying the version of this replica's last write")
@@ -238,9 +234,7 @@ class FencedLeaseLockTest {
 
   @Test
   void aLapsedTermMakesTheNextAttemptReadTheLease() throws Exception {
-    lease.record = new LeaderElectionRecord();
-    lock.get();
-    assertThat(lock.update(record("me", 1))).isTrue();
+    takeTheFreeLease();
     nanos.addAndGet(Duration.ofSeconds(4).toNanos());
     lock.get();
     assertThat(lease.reads).isEqualTo(2);
@@ -248,13 +242,18 @@ class FencedLeaseLockTest {
 
   @Test
   void renewalsDoNotReadTheBucketLeases() throws Exception {
-    lease.record = new LeaderElectionRecord();
-    lock.get();
-    assertThat(lock.update(record("me", 1))).isTrue();
+    takeTheFreeLease();
     int reads = bucketReads;
     lock.get();
     assertThat(lock.update(record("me", 1))).isTrue();
     assertThat(bucketReads).isEqualTo(reads);
+  }
+
+  /** The Lease read free and taken on this thread: a term granted from the take. */
+  private void takeTheFreeLease() throws Exception {
+    lease.record = new LeaderElectionRecord();
+    lock.get();
+    assertThat(lock.update(record("me", 1))).isTrue();
   }
 
   /** The leader Lease free, and what each read of the bucket Leases finds from now on. */
