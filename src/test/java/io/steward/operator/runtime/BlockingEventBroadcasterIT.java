@@ -92,8 +92,8 @@ class BlockingEventBroadcasterIT {
   }
 
   private static V1ConfigMap subject(CoreV1Api core, String ns, String name) throws Exception {
-    core.createNamespacedConfigMap(ns, new V1ConfigMap().metadata(new V1ObjectMeta().name(name))).execute();
-    return core.readNamespacedConfigMap(name, ns).execute().apiVersion("v1").kind("ConfigMap");
+    return core.createNamespacedConfigMap(ns, new V1ConfigMap().metadata(new V1ObjectMeta().name(name))).execute()
+        .apiVersion("v1").kind("ConfigMap");
   }
 
   private static List<CoreV1Event> eventsOn(CoreV1Api core, V1ConfigMap subject) throws Exception {
