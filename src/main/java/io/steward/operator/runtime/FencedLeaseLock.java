@@ -14,6 +14,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,6 +67,8 @@ public final class FencedLeaseLock implements Lock {
   private final LeaseExpiry expiry;
   private final ReentrantLock takes = new ReentrantLock();
   private volatile String refusedFor = "";
+  /** A release of the Lease was written: nothing is left to give back. */
+  private volatile boolean released;
 
   /** What changes with each write of the record (it carries no resourceVersion). */
   private record RecordState(String holder, Date renewTime, Date acquireTime, int transitions) {
@@ -134,7 +137,7 @@ public final class FencedLeaseLock implements Lock {
     callers.get().written = null;
     if (!isMine(record)) {
       term.end(); // a release: stop writing before the Lease says anyone else may
-      return release(record);
+      return release(current -> record);
     }
     if (takeoverVeto && !mayTakeOver()) {
       return false;
@@ -156,16 +159,39 @@ public final class FencedLeaseLock implements Lock {
    * it on this thread first, so the release carries a version, and only while it still names this
    * replica.
    */
-  private boolean release(LeaderElectionRecord record) {
+  private boolean release(UnaryOperator<LeaderElectionRecord> releaseOf) {
+    LeaderElectionRecord current;
     try {
-      if (!isMine(delegate().get())) {
-        return false;
-      }
+      current = delegate().get();
     } catch (ApiException e) {
       log.warn("Lease {} not released: it could not be read (HTTP {}); it expires instead", describe(), e.getCode());
       return false;
     }
-    return delegate().update(record);
+    if (!isMine(current)) {
+      return false;
+    }
+    boolean done = delegate().update(releaseOf.apply(current));
+    released |= done;
+    return done;
+  }
+
+  /**
+   * Ends the term and gives the Lease back if it still names this replica and no release was written
+   * yet. client-java's elector gives back only a Lease its own last attempt saw this replica hold,
+   * so one that {@link LeaseCampaign} took shortly before a stop would otherwise stand until it
+   * expired, and every standby would wait a lease duration.
+   */
+  void giveBack() {
+    term.end();
+    if (released || !term.isOver()) {
+      return; // released already, or never led: nothing to give back
+    }
+    release(current -> {
+      LeaderElectionRecord free = new LeaderElectionRecord();
+      free.setLeaseDurationSeconds(current.getLeaseDurationSeconds());
+      free.setLeaderTransitions(current.getLeaderTransitions());
+      return free;
+    });
   }
 
   /**

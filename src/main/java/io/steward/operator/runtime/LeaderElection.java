@@ -89,7 +89,8 @@ public final class LeaderElection {
   public void release() {
     endTerm();
     campaign.stop();
-    elector.close(); // writes an empty holder if this replica holds the Lease
+    elector.close(); // writes an empty holder if the elector saw this replica hold the Lease
+    lock.giveBack(); // and if only the campaign did
   }
 
   /** After a loss: stop campaigning and renewing, release nothing (the Lease is someone else's or soon will be). */

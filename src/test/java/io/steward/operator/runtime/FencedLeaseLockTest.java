@@ -171,6 +171,37 @@ class FencedLeaseLockTest {
   }
 
   @Test
+  void aLeaseTakenOnAnotherThreadIsGivenBackAtTheStop() throws Exception {
+    // The campaign's thread takes it; the elector, which releases only what it saw itself hold, has not.
+    CompletableFuture.runAsync(() -> {
+      try {
+        takeTheFreeLease();
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    }).join();
+    lock.giveBack();
+    assertThat(lease.updates).extracting(LeaderElectionRecord::getHolderIdentity).containsExactly("me", null);
+    assertThat(lease.updates.get(1).getLeaderTransitions()).as("transitions kept").isEqualTo(1);
+    assertThat(term.isValid()).isFalse();
+  }
+
+  @Test
+  void nothingIsGivenBackTwiceOrByAReplicaThatNeverLed() throws Exception {
+    takeTheFreeLease();
+    lock.update(new LeaderElectionRecord()); // the elector's own release
+    int reads = lease.reads;
+    lock.giveBack();
+    assertThat(lease.updates).hasSize(2);
+    assertThat(lease.reads).as("reads after the elector's release").isEqualTo(reads);
+
+    FencedLeaseLock standby = new FencedLeaseLock(() -> lease, LeaseTerm.forLease(Duration.ofSeconds(4),
+        Duration.ofSeconds(1), nanos::get), Duration.ofSeconds(6), new RivalLeases(List::of, Duration.ofSeconds(6), nanos::get));
+    standby.giveBack();
+    assertThat(lease.reads).as("reads by a replica that never led").isEqualTo(reads);
+  }
+
+  @Test
   void aFailedRenewalGrantsNothing() throws Exception {
     lease.record = record("me", 1);
     lock.get();

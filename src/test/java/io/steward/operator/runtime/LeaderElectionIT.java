@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoordinationV1Api;
 import io.kubernetes.client.openapi.models.V1Lease;
+import io.kubernetes.client.openapi.models.V1LeaseSpec;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.steward.operator.support.Crds;
 import io.steward.operator.support.LeadershipAudit;
 import io.steward.operator.support.OperatorProcess;
@@ -18,6 +20,7 @@ import io.steward.testing.cluster.LocalClusterTest;
 import io.steward.testing.cluster.TestNamespace;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -148,6 +151,43 @@ class LeaderElectionIT {
         .isLessThan(retry.dividedBy(2));
     System.out.printf("leader-election: free Lease taken to the first write %d ms (retry period %s)%n",
         idle.toMillis(), retry);
+  }
+
+  /**
+   * A leader stopped moments after its campaign took a released Lease, before client-java's elector
+   * confirmed the take (it polls once per retry period), still gives the Lease back: the elector
+   * releases only a Lease it saw this replica hold, and without the give-back every standby would
+   * wait a lease duration.
+   */
+  @Test
+  void aLeaderStoppedBeforeTheElectorConfirmedItsTakeStillGivesTheLeaseBack(LocalCluster cluster,
+      TestNamespace namespace) throws Exception {
+    String ns = namespace.sibling(cluster, "quick-stop");
+    Crds.installWebAppCrd(cluster.adminClient());
+    CoordinationV1Api leases = new CoordinationV1Api(cluster.adminClient());
+    OffsetDateTime now = OffsetDateTime.now();
+    leases.createNamespacedLease(ns, new V1Lease().metadata(new V1ObjectMeta().name("steward-leader"))
+        .spec(new V1LeaseSpec().holderIdentity("an-earlier-leader").leaseDurationSeconds(60)
+            .acquireTime(now).renewTime(now).leaseTransitions(3))).execute();
+    OperatorProcess replica = OperatorProcess.start(cluster, "quick-stop-" + ns, Map.of(
+        "steward.namespaces", ns,
+        "steward.leader-election.lease-namespace", ns,
+        "steward.leader-election.lease-duration", "60s",
+        "steward.leader-election.renew-deadline", "50s",
+        "steward.leader-election.retry-period", "20s"));
+    processes.add(replica);
+    await().atMost(Duration.ofSeconds(90)).until(replica::isReady);
+
+    V1Lease held = leases.readNamespacedLease("steward-leader", ns).execute();
+    held.getSpec().holderIdentity(null);
+    leases.replaceNamespacedLease("steward-leader", ns, held).execute(); // the earlier leader released it
+    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+        .until(() -> replica.identity().equals(holder(leases, ns)));
+    assertThat(replica.terminate()).as("exit code after SIGTERM").isZero();
+
+    V1LeaseSpec after = leases.readNamespacedLease("steward-leader", ns).execute().getSpec();
+    assertThat(after.getHolderIdentity()).as("the Lease's holder after the stop").isNullOrEmpty();
+    assertThat(after.getLeaseTransitions()).as("transitions kept").isEqualTo(4);
   }
 
   /** The replica's requests of {@code verb} on the leader Lease received before {@code before}. */
