@@ -139,6 +139,9 @@ public final class FencedLeaseLock implements Lock {
       term.end(); // a release: stop writing before the Lease says anyone else may
       return release(current -> record);
     }
+    if (term.hasEnded()) {
+      return false; // lost or stopping: a write now would only keep standbys waiting
+    }
     if (takeoverVeto && !mayTakeOver()) {
       return false;
     }

@@ -202,6 +202,16 @@ class FencedLeaseLockTest {
   }
 
   @Test
+  void aReplicaWhoseTermEndedWritesTheLeaseNoMore() throws Exception {
+    takeTheFreeLease();
+    term.end(); // lost, or stopping
+    assertThat(lock.update(record("me", 1))).as("a renewal").isFalse();
+    lock.get();
+    assertThat(lock.update(record("me", 1))).as("a take after reading the Lease naming this replica").isFalse();
+    assertThat(lease.updates).hasSize(1);
+  }
+
+  @Test
   void aFailedRenewalGrantsNothing() throws Exception {
     lease.record = record("me", 1);
     lock.get();
