@@ -43,6 +43,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -348,9 +349,15 @@ class ServerSideFenceIT {
       throws Exception {
     // The holder must know it leads: one whose take-over is still being confirmed (its second read of
     // the bucket Leases, say) when the fault begins learns of it only once the fault lets that through.
-    String holder = await().atMost(LEASE.multipliedBy(3)).pollInterval(Duration.ofMillis(200))
-        .until(ServerSideFenceIT::holder, h -> replicas.stream()
-            .anyMatch(p -> p.identity().equals(h) && p.isRunning() && leads(p)));
+    String holder;
+    try {
+      holder = await().atMost(LEASE.multipliedBy(3)).pollInterval(Duration.ofMillis(200))
+          .until(ServerSideFenceIT::holder, h -> replicas.stream()
+              .anyMatch(p -> p.identity().equals(h) && p.isRunning() && leads(p)));
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError("no running replica led and held the Lease (holder: " + holder() + ") within "
+          + LEASE.multipliedBy(3) + "; the replicas:\n" + describeReplicas(), e);
+    }
     OperatorProcess leader = replicas.stream().filter(p -> p.identity().equals(holder)).findFirst().orElseThrow();
     FaultProxy proxy = proxyOf.get(holder);
     Duration delay = LEASE.multipliedBy(3).dividedBy(2);
@@ -544,6 +551,29 @@ class ServerSideFenceIT {
   private static boolean leads(OperatorProcess replica) {
     var response = replica.actuator("leader");
     return response != null && response.body().contains("\"leading\":true");
+  }
+
+  /** Each replica: running or its exit code, what it says of leading, and its log's leadership lines. */
+  private static String describeReplicas() {
+    StringBuilder out = new StringBuilder();
+    for (OperatorProcess replica : replicas) {
+      out.append("  ").append(replica.identity()).append(": ");
+      if (replica.isRunning()) {
+        var leader = replica.actuator("leader");
+        out.append("running, /actuator/leader ").append(leader == null ? "unanswered" : leader.body());
+      } else {
+        out.append("exited with ").append(replica.exitCode());
+      }
+      out.append('\n');
+      try (var lines = Files.lines(replica.log())) {
+        lines.filter(l -> l.contains("took the Lease") || l.contains(" leads (") || l.contains("lost its leadership")
+            || l.contains("Not leading") || l.contains("not released") || l.contains(" stopped"))
+            .forEach(l -> out.append("    ").append(l).append('\n'));
+      } catch (IOException e) {
+        out.append("    (log unreadable: ").append(e).append(")\n");
+      }
+    }
+    return out.toString();
   }
 
   private static String holder() {
