@@ -54,6 +54,11 @@ public final class LocalCluster implements AutoCloseable {
   /** The Kubernetes user this cluster's admin credentials authenticate as. */
   public static final String ADMIN_USER = "steward-admin";
   public static final int FAKE_NODES = 2;
+  /**
+   * Pods each fake node admits: more than the largest fleet any test or benchmark runs, with its
+   * rollouts' surge, so a rollout never waits for room (the scheduler reports "Too many pods").
+   */
+  static final int PODS_PER_FAKE_NODE = 25_000;
 
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
   private static final String MASTERS = "system:masters";
@@ -347,7 +352,7 @@ public final class LocalCluster implements AutoCloseable {
     for (int i = 0; i < FAKE_NODES; i++) {
       String name = "kwok-node-" + i;
       Map<String, Quantity> capacity = Map.of("cpu", Quantity.fromString("64"),
-          "memory", Quantity.fromString("256Gi"), "pods", Quantity.fromString("2000"));
+          "memory", Quantity.fromString("256Gi"), "pods", Quantity.fromString(Integer.toString(PODS_PER_FAKE_NODE)));
       V1Node node = new V1Node()
           .metadata(new V1ObjectMeta().name(name)
               .labels(Map.of("type", "kwok", "kubernetes.io/hostname", name, "kubernetes.io/os", "linux"))
