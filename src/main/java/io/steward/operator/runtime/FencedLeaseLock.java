@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  *   <li>taking the Lease from another holder is refused unless this replica has seen that holder's
  *       record unchanged for a whole lease duration by the monotonic clock (the elector judges
  *       expiry by the wall clock, which a clock step moves);
- *   <li>a release (an empty holder) ends the term before it is sent;
+ *   <li>a release (an empty holder) ends the term before it is sent, and once the term has ended
+ *       (a loss, a stop) nothing naming this replica is written again;
  *   <li>the Lease is taken only while no {@link RivalLeases rival Lease} (a sharded replica's bucket)
  *       is held, and kept only if none was taken while it was being written: a leader and sharded
  *       replicas never write side by side during a switch between the modes.
