@@ -37,12 +37,14 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -90,6 +92,8 @@ class ServerSideFenceIT {
   private static RenderedChart chart;
   private static String ns;
   private static final List<OperatorProcess> replicas = new ArrayList<>();
+  /** Replicas whose exit is expected (faulted) or already reported. */
+  private static final Set<String> exitAccountedFor = new HashSet<>();
   private static final Map<String, V1Pod> pods = new LinkedHashMap<>();
   private static int nextReplica;
 
@@ -349,16 +353,21 @@ class ServerSideFenceIT {
       throws Exception {
     // The holder must know it leads: one whose take-over is still being confirmed (its second read of
     // the bucket Leases, say) when the fault begins learns of it only once the fault lets that through.
+    // A replica that lost its term on a loaded machine exits, as designed; its pod would restart.
+    // Two must run when the fault begins, or no standby is there to take over.
     String holder;
     try {
       holder = await().atMost(LEASE.multipliedBy(3)).pollInterval(Duration.ofMillis(200))
-          .until(ServerSideFenceIT::holder, h -> replicas.stream()
-              .anyMatch(p -> p.identity().equals(h) && p.isRunning() && leads(p)));
+          .until(() -> {
+            replaceExitedReplicas(proxyOf);
+            return holder();
+          }, h -> replicas.stream().anyMatch(p -> p.identity().equals(h) && p.isRunning() && leads(p)));
     } catch (ConditionTimeoutException e) {
       throw new AssertionError("no running replica led and held the Lease (holder: " + holder() + ") within "
           + LEASE.multipliedBy(3) + "; the replicas:\n" + describeReplicas(), e);
     }
     OperatorProcess leader = replicas.stream().filter(p -> p.identity().equals(holder)).findFirst().orElseThrow();
+    exitAccountedFor.add(holder);
     FaultProxy proxy = proxyOf.get(holder);
     Duration delay = LEASE.multipliedBy(3).dividedBy(2);
     Instant faulted = Instant.now();
@@ -553,6 +562,19 @@ class ServerSideFenceIT {
     return response != null && response.body().contains("\"leading\":true");
   }
 
+  /** Starts a replica for each one that exited before its fault, saying which and why it exited. */
+  private static void replaceExitedReplicas(Map<String, FaultProxy> proxyOf) {
+    for (OperatorProcess replica : replicas) {
+      if (!replica.isRunning() && exitAccountedFor.add(replica.identity())) {
+        System.out.printf("replacing %s, which exited with %d before any fault of its own: %s%n", replica.identity(),
+            replica.exitCode(), leadershipLines(replica).reduce((first, last) -> last).orElse("(no leadership line)"));
+      }
+    }
+    for (long i = replicas.stream().filter(OperatorProcess::isRunning).count(); i < 2; i++) {
+      startReplicaBehindProxy(proxyOf);
+    }
+  }
+
   /** Each replica: running or its exit code, what it says of leading, and its log's leadership lines. */
   private static String describeReplicas() {
     StringBuilder out = new StringBuilder();
@@ -565,15 +587,19 @@ class ServerSideFenceIT {
         out.append("exited with ").append(replica.exitCode());
       }
       out.append('\n');
-      try (var lines = Files.lines(replica.log())) {
-        lines.filter(l -> l.contains("took the Lease") || l.contains(" leads (") || l.contains("lost its leadership")
-            || l.contains("Not leading") || l.contains("not released") || l.contains(" stopped"))
-            .forEach(l -> out.append("    ").append(l).append('\n'));
-      } catch (IOException e) {
-        out.append("    (log unreadable: ").append(e).append(")\n");
-      }
+      leadershipLines(replica).forEach(l -> out.append("    ").append(l).append('\n'));
     }
     return out.toString();
+  }
+
+  private static Stream<String> leadershipLines(OperatorProcess replica) {
+    try {
+      return Files.readAllLines(replica.log()).stream().filter(l -> l.contains("took the Lease")
+          || l.contains(" leads (") || l.contains("lost its leadership") || l.contains("Not leading")
+          || l.contains("not released") || l.contains(" stopped"));
+    } catch (IOException e) {
+      return Stream.of("(log unreadable: " + e + ")");
+    }
   }
 
   private static String holder() {
