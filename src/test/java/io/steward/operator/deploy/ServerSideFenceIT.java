@@ -94,6 +94,8 @@ class ServerSideFenceIT {
   private static final List<OperatorProcess> replicas = new ArrayList<>();
   /** Replicas whose exit is expected (faulted) or already reported. */
   private static final Set<String> exitAccountedFor = new HashSet<>();
+  /** Replicas that exited before their fault for any reason but a lost term: a failure of the test. */
+  private static final List<String> unexplainedExits = new ArrayList<>();
   private static final Map<String, V1Pod> pods = new LinkedHashMap<>();
   private static int nextReplica;
 
@@ -366,6 +368,8 @@ class ServerSideFenceIT {
       throw new AssertionError("no running replica led and held the Lease (holder: " + holder() + ") within "
           + LEASE.multipliedBy(3) + "; the replicas:\n" + describeReplicas(), e);
     }
+    assertThat(unexplainedExits).as("replicas that exited before their fault, other than after losing their term")
+        .isEmpty();
     OperatorProcess leader = replicas.stream().filter(p -> p.identity().equals(holder)).findFirst().orElseThrow();
     exitAccountedFor.add(holder);
     FaultProxy proxy = proxyOf.get(holder);
@@ -562,12 +566,21 @@ class ServerSideFenceIT {
     return response != null && response.body().contains("\"leading\":true");
   }
 
-  /** Starts a replica for each one that exited before its fault, saying which and why it exited. */
+  /**
+   * Starts a replica for each one that exited before its fault after losing its term, saying which;
+   * any other exit is a failure, recorded in {@link #unexplainedExits}.
+   */
   private static void replaceExitedReplicas(Map<String, FaultProxy> proxyOf) {
     for (OperatorProcess replica : replicas) {
       if (!replica.isRunning() && exitAccountedFor.add(replica.identity())) {
+        String loss = leadershipLines(replica).filter(l -> l.contains("lost its leadership term")).findFirst()
+            .orElse(null);
+        if (loss == null) {
+          unexplainedExits.add(replica.identity() + " exited with " + replica.exitCode() + "; its log ends:\n"
+              + replica.logTail(20));
+        }
         System.out.printf("replacing %s, which exited with %d before any fault of its own: %s%n", replica.identity(),
-            replica.exitCode(), leadershipLines(replica).reduce((first, last) -> last).orElse("(no leadership line)"));
+            replica.exitCode(), loss == null ? "not after losing its term" : loss);
       }
     }
     for (long i = replicas.stream().filter(OperatorProcess::isRunning).count(); i < 2; i++) {
