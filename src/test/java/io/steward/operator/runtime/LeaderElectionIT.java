@@ -44,12 +44,18 @@ class LeaderElectionIT {
   }
 
   private OperatorProcess replica(LocalCluster cluster, String ns, String name) {
-    OperatorProcess process = OperatorProcess.start(cluster, name + "-" + ns, Map.of(
+    return replica(cluster, name + "-" + ns, ns, LEASE, Duration.ofSeconds(4), RETRY);
+  }
+
+  /** A replica working in {@code ns}, with its Lease there and these timings; stopped after the test. */
+  private OperatorProcess replica(LocalCluster cluster, String identity, String ns, Duration lease,
+      Duration renewDeadline, Duration retry) {
+    OperatorProcess process = OperatorProcess.start(cluster, identity, Map.of(
         "steward.namespaces", ns,
         "steward.leader-election.lease-namespace", ns,
-        "steward.leader-election.lease-duration", LEASE.toSeconds() + "s",
-        "steward.leader-election.renew-deadline", "4s",
-        "steward.leader-election.retry-period", RETRY.toSeconds() + "s"));
+        "steward.leader-election.lease-duration", lease.toSeconds() + "s",
+        "steward.leader-election.renew-deadline", renewDeadline.toSeconds() + "s",
+        "steward.leader-election.retry-period", retry.toSeconds() + "s"));
     processes.add(process);
     return process;
   }
@@ -135,13 +141,7 @@ class LeaderElectionIT {
     WebApps webApps = new WebApps(cluster.adminClient(), ns);
     webApps.create("waiting", WebApps.spec("nginx:1.27", 1, 80));
     Duration retry = Duration.ofSeconds(5);
-    OperatorProcess alone = OperatorProcess.start(cluster, "alone-" + ns, Map.of(
-        "steward.namespaces", ns,
-        "steward.leader-election.lease-namespace", ns,
-        "steward.leader-election.lease-duration", "15s",
-        "steward.leader-election.renew-deadline", "10s",
-        "steward.leader-election.retry-period", retry.toSeconds() + "s"));
-    processes.add(alone);
+    OperatorProcess alone = replica(cluster, "alone-" + ns, ns, Duration.ofSeconds(15), Duration.ofSeconds(10), retry);
     awaitAllReady(webApps, 1);
 
     LeadershipAudit audit = new LeadershipAudit(cluster.auditLog(), ns, "steward-leader");
@@ -169,13 +169,8 @@ class LeaderElectionIT {
     leases.createNamespacedLease(ns, new V1Lease().metadata(new V1ObjectMeta().name("steward-leader"))
         .spec(new V1LeaseSpec().holderIdentity("an-earlier-leader").leaseDurationSeconds(60)
             .acquireTime(now).renewTime(now).leaseTransitions(3))).execute();
-    OperatorProcess replica = OperatorProcess.start(cluster, "quick-stop-" + ns, Map.of(
-        "steward.namespaces", ns,
-        "steward.leader-election.lease-namespace", ns,
-        "steward.leader-election.lease-duration", "60s",
-        "steward.leader-election.renew-deadline", "50s",
-        "steward.leader-election.retry-period", "20s"));
-    processes.add(replica);
+    OperatorProcess replica = replica(cluster, "quick-stop-" + ns, ns, Duration.ofSeconds(60), Duration.ofSeconds(50),
+        Duration.ofSeconds(20));
     await().atMost(Duration.ofSeconds(90)).until(replica::isReady);
 
     V1Lease held = leases.readNamespacedLease("steward-leader", ns).execute();
