@@ -11,6 +11,7 @@ import java.time.OffsetDateTime;
 import java.util.Date;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -67,7 +68,10 @@ public final class FencedLeaseLock implements Lock {
   private final RivalLeases rivals;
   private final LeaseExpiry expiry;
   private final ReentrantLock takes = new ReentrantLock();
+  private final Duration leaseDuration;
   private volatile String refusedFor = "";
+  /** A take naming this replica was sent: the Lease may name it, whether or not a term was granted. */
+  private volatile boolean takeSent;
   /** A release of the Lease was written: nothing is left to give back. */
   private volatile boolean released;
 
@@ -106,6 +110,7 @@ public final class FencedLeaseLock implements Lock {
     this.anyDelegate = leaseLocks.get();
     this.term = term;
     this.rivals = rivals;
+    this.leaseDuration = leaseDuration;
     this.expiry = new LeaseExpiry(leaseDuration, term::now);
   }
 
@@ -183,19 +188,33 @@ public final class FencedLeaseLock implements Lock {
    * Ends the term and gives the Lease back if it still names this replica and no release was written
    * yet. client-java's elector gives back only a Lease its own last attempt saw this replica hold,
    * so one that {@link LeaseCampaign} took shortly before a stop would otherwise stand until it
-   * expired, and every standby would wait a lease duration.
+   * expired, and every standby would wait a lease duration. A take still in flight is waited for
+   * (the API server may already have written it) for at most a lease duration, after which the
+   * Lease would have expired anyway.
    */
   void giveBack() {
-    term.end();
-    if (released || !term.isOver()) {
-      return; // released already, or never led: nothing to give back
+    term.end(); // no take starts from now on
+    boolean waited = false;
+    try {
+      waited = takes.tryLock(leaseDuration.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
-    release(current -> {
-      LeaderElectionRecord free = new LeaderElectionRecord();
-      free.setLeaseDurationSeconds(current.getLeaseDurationSeconds());
-      free.setLeaderTransitions(current.getLeaderTransitions());
-      return free;
-    });
+    try {
+      if (released || !takeSent) {
+        return; // released already, or never took it: nothing to give back
+      }
+      release(current -> {
+        LeaderElectionRecord free = new LeaderElectionRecord();
+        free.setLeaseDurationSeconds(current.getLeaseDurationSeconds());
+        free.setLeaderTransitions(current.getLeaderTransitions());
+        return free;
+      });
+    } finally {
+      if (waited) {
+        takes.unlock();
+      }
+    }
   }
 
   /**
@@ -219,6 +238,9 @@ public final class FencedLeaseLock implements Lock {
   }
 
   private boolean checkedTake(LeaderElectionRecord record, Predicate<LeaderElectionRecord> write) {
+    if (term.hasEnded()) {
+      return false; // stopping: checked again under the lock the give-back waits for
+    }
     Reading before;
     try {
       before = rivals.read();
@@ -232,11 +254,15 @@ public final class FencedLeaseLock implements Lock {
       return false;
     }
     long sentAt = term.now();
+    takeSent = true;
     if (!write.test(record)) {
       return false;
     }
     try {
       Reading after = rivals.read();
+      if (term.hasEnded()) {
+        return false; // stopped while the take was checked: the give-back, waiting for this, frees it
+      }
       if (!after.takenSince(before)) {
         refusedFor = "";
         term.renewed(sentAt);

@@ -1,6 +1,7 @@
 package io.steward.operator.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.kubernetes.client.extended.leaderelection.LeaderElectionRecord;
 import io.kubernetes.client.extended.leaderelection.Lock;
@@ -18,6 +19,8 @@ import java.util.Deque;
 import java.util.Date;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -187,6 +190,32 @@ class FencedLeaseLockTest {
   }
 
   @Test
+  void aStopWhileATakeIsInFlightWaitsForItAndGivesTheLeaseBack() throws Exception {
+    // The stop arrives while the take is on its way to the API server, which writes it afterwards.
+    lease.record = new LeaderElectionRecord();
+    CountDownLatch sending = new CountDownLatch(1);
+    lease.onUpdate = () -> {
+      lease.onUpdate = () -> {};
+      sending.countDown();
+      await().atMost(Duration.ofSeconds(10)).until(term::hasEnded);
+    };
+    CompletableFuture<Boolean> take = CompletableFuture.supplyAsync(() -> {
+      try {
+        lock.get(); // each thread's take is judged on its own read
+      } catch (ApiException e) {
+        throw new AssertionError(e);
+      }
+      return lock.update(record("me", 1));
+    });
+    assertThat(sending.await(10, TimeUnit.SECONDS)).as("the take was sent").isTrue();
+    CompletableFuture<Void> stop = CompletableFuture.runAsync(lock::giveBack);
+    assertThat(take.get(10, TimeUnit.SECONDS)).as("a take that lands after the stop leads").isFalse();
+    stop.get(10, TimeUnit.SECONDS);
+    assertThat(lease.updates).extracting(LeaderElectionRecord::getHolderIdentity).containsExactly("me", null);
+    assertThat(term.isValid()).isFalse();
+  }
+
+  @Test
   void nothingIsGivenBackTwiceOrByAReplicaThatNeverLed() throws Exception {
     takeTheFreeLease();
     lock.update(new LeaderElectionRecord()); // the elector's own release
@@ -321,7 +350,7 @@ class FencedLeaseLockTest {
     LeaderElectionRecord record;
     Duration answerTakes = Duration.ZERO;
     boolean refuse;
-    Runnable onUpdate = () -> {};
+    volatile Runnable onUpdate = () -> {};
     final List<LeaderElectionRecord> updates = new ArrayList<>();
     int reads;
     /**
