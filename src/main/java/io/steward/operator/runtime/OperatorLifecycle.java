@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -155,8 +156,16 @@ public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.L
       } catch (ExecutionException e) {
         throw new IllegalStateException(e);
       }
-      if (!stopping) {
+      if (stopping || lost) {
+        return;
+      }
+      try {
         controller.controller().run();
+      } catch (RejectedExecutionException e) {
+        if (!stopping && !lost) {
+          throw e;
+        }
+        // Shut down between the check and the start of its workers: nothing to run.
       }
     }, controller.name() + "-controller");
     controllerThread.start();

@@ -305,7 +305,10 @@ public final class OperatorProcess implements AutoCloseable {
     return log;
   }
 
-  /** SIGTERM through the guard (a graceful Spring shutdown), SIGKILL for anything still there after it. */
+  /**
+   * SIGTERM through the guard (a graceful Spring shutdown), SIGKILL for anything still there after it;
+   * then fails if any thread of the operator died of an uncaught exception, which it logs nowhere else.
+   */
   @Override
   public void close() {
     List<ProcessHandle> tree = shell.descendants().toList();
@@ -326,6 +329,19 @@ public final class OperatorProcess implements AutoCloseable {
       } catch (IllegalStateException shuttingDown) {
         // the hook runs anyway
       }
+    }
+    List<String> uncaught = uncaughtExceptions();
+    if (!uncaught.isEmpty()) {
+      throw new AssertionError(identity + ": a thread died of an uncaught exception " + uncaught + " (log " + log + ")");
+    }
+  }
+
+  private List<String> uncaughtExceptions() {
+    try (var lines = Files.lines(log)) {
+      return lines.filter(l -> l.startsWith("Exception in thread ")).map(l -> l.substring(0, Math.min(l.length(), 300)))
+          .toList();
+    } catch (IOException | UncheckedIOException e) {
+      return List.of();
     }
   }
 
