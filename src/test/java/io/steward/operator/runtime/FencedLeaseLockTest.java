@@ -209,7 +209,7 @@ class FencedLeaseLockTest {
     });
     assertThat(sending.await(10, TimeUnit.SECONDS)).as("the take was sent").isTrue();
     CompletableFuture<Void> stop = CompletableFuture.runAsync(lock::giveBack);
-    assertThat(take.get(10, TimeUnit.SECONDS)).as("a take that lands after the stop leads").isFalse();
+    assertThat(take.get(10, TimeUnit.SECONDS)).as("leadership granted to a take that lands after the stop").isFalse();
     stop.get(10, TimeUnit.SECONDS);
     assertThat(lease.updates).extracting(LeaderElectionRecord::getHolderIdentity).containsExactly("me", null);
     assertThat(term.isValid()).isFalse();
