@@ -34,18 +34,20 @@ public final class ArchiveTraining implements EnvironmentPostProcessor {
       return;
     }
     ClassLoader loader = ArchiveTraining.class.getClassLoader();
-    int[] counts = loadListed(loader);
-    log.info("Class-data-sharing training: loaded " + counts[0] + " classes a start loads after the refresh; "
-        + counts[1] + " listed are not on this class path");
+    Loaded counts = loadListed(loader);
+    log.info("Class-data-sharing training: loaded " + counts.loaded() + " classes a start loads after the refresh; "
+        + counts.missing() + " listed are not on this class path");
   }
 
-  /** Loads each listed class; returns how many were loaded and how many were missing. */
-  static int[] loadListed(ClassLoader loader) {
+  /** How many listed classes were loaded, and how many are not on the class path. */
+  record Loaded(int loaded, int missing) {}
+
+  static Loaded loadListed(ClassLoader loader) {
     int loaded = 0;
     int missing = 0;
     try (InputStream in = loader.getResourceAsStream(CLASS_LIST)) {
       if (in == null) {
-        return new int[] {0, 0};
+        return new Loaded(0, 0);
       }
       BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
       for (String name = lines.readLine(); name != null; name = lines.readLine()) {
@@ -62,6 +64,6 @@ public final class ArchiveTraining implements EnvironmentPostProcessor {
     } catch (IOException e) {
       throw new IllegalStateException("could not read " + CLASS_LIST, e);
     }
-    return new int[] {loaded, missing};
+    return new Loaded(loaded, missing);
   }
 }
