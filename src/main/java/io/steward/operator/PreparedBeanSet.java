@@ -9,6 +9,7 @@ import org.springframework.aot.AotDetector;
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.logging.DeferredLogFactory;
+import org.springframework.context.support.DefaultLifecycleProcessor;
 import org.springframework.core.Ordered;
 import org.springframework.core.SpringProperties;
 import org.springframework.core.env.ConfigurableEnvironment;
@@ -32,7 +33,7 @@ public final class PreparedBeanSet implements EnvironmentPostProcessor, Ordered 
   static final List<String> SPRING_NAMESPACES = List.of("spring.", "management.", "server.");
   /** Names there that give a value and select nothing, and Spring's switches for AOT and a training run. */
   static final Set<String> VALUES_ONLY = Set.of("server.port", "server.address", "management.server.port",
-      "management.server.address", AotDetector.AOT_ENABLED, "spring.context.exit");
+      "management.server.address", AotDetector.AOT_ENABLED, DefaultLifecycleProcessor.EXIT_PROPERTY_NAME);
   /** How Spring Boot names what it loaded from the jar's own application.yaml. */
   private static final String PACKAGED = "Config resource 'class path resource [";
   /** What Spring Boot adds itself: a view over every other source, and the version and pid. */
