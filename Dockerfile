@@ -30,7 +30,8 @@ COPY --from=build /workspace/target/extracted/snapshot-dependencies/ ./
 COPY --from=build /workspace/target/extracted/application/ ./
 # Container-aware JVM: the heap follows the container's memory limit, leaving room for metaspace,
 # thread stacks and buffers; an OutOfMemoryError ends the process so Kubernetes restarts it. C1 only,
-# compiling a method after half the usual number of calls (less interpreted code in a first burst), G1 with string deduplication (short pauses with many large WebApps cached), a heap that starts at
+# compiling a method after half the usual number of calls (less interpreted code in a first burst),
+# G1 with string deduplication (short pauses with many large WebApps cached), a heap that starts at
 # an eighth of the limit (not dozens of collections growing it during start-up) and is given back
 # when mostly free (at rest too: a concurrent collection after half a minute without any), and
 # collector and compiler threads for two CPUs whatever the node has, and no performance-data file
