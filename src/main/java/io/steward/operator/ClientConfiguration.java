@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.steward.operator.runtime.ApiRequestMetrics;
 import io.steward.operator.runtime.BucketTerms;
+import io.steward.operator.runtime.ConnectionWarmUp;
 import io.steward.operator.runtime.LeaseTerm;
 import io.steward.operator.runtime.OperatorClients;
 import io.steward.operator.runtime.OperatorIdentity;
@@ -111,7 +112,11 @@ public class ClientConfiguration {
   @Bean
   OperatorClients operatorClients(ApiClient apiClient, OperatorIdentity identity, WriteFence fence,
       MeterRegistry registry, Tracing tracing) {
-    return new OperatorClients(apiClient, identity, fence, ApiRequestMetrics.listener(registry), tracing);
+    OperatorClients clients = new OperatorClients(apiClient, identity, fence, ApiRequestMetrics.listener(registry),
+        tracing);
+    // Made just before the informers and the elector: connect now, alongside the rest of the start.
+    ConnectionWarmUp.begin(clients.requests());
+    return clients;
   }
 
   /** Latency buckets for the API request timer; a bean, so the registry has it before the first request. */
