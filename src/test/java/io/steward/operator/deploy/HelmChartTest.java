@@ -86,7 +86,7 @@ class HelmChartTest {
         .isEqualTo(HelmChartTest.env(single(list(map(Manifests.parse(Files.readString(Path.of("config", "manager", "manager.yaml")))
             .single("Deployment"), "spec", "template", "spec"), "containers"))).get("JAVA_TOOL_OPTIONS"));
     assertThat((String) env.get("JAVA_TOOL_OPTIONS")).contains("-XX:MaxRAMPercentage=50", "-XX:+ExitOnOutOfMemoryError",
-        "-XX:TieredStopAtLevel=1", "-XX:CompileThresholdScaling=0.5", "-XX:ParallelGCThreads=2", "-XX:ConcGCThreads=1", "-XX:CICompilerCount=2");
+        "-XX:TieredStopAtLevel=1", "-XX:CompileThresholdScaling=0.5", "-XX:MaxNewSize=24m", "-XX:ParallelGCThreads=2", "-XX:ConcGCThreads=1", "-XX:CICompilerCount=2");
 
     // Probes on the management port, on Actuator's liveness and readiness groups.
     assertThat(list(container, "ports")).singleElement().satisfies(p -> assertThat(p)
