@@ -68,7 +68,6 @@ public final class FencedLeaseLock implements Lock {
   private final RivalLeases rivals;
   private final LeaseExpiry expiry;
   private final ReentrantLock takes = new ReentrantLock();
-  private final Duration leaseDuration;
   private volatile String refusedFor = "";
   /** A take naming this replica was sent: the Lease may name it, whether or not a term was granted. */
   private volatile boolean takeSent;
@@ -110,7 +109,6 @@ public final class FencedLeaseLock implements Lock {
     this.anyDelegate = leaseLocks.get();
     this.term = term;
     this.rivals = rivals;
-    this.leaseDuration = leaseDuration;
     this.expiry = new LeaseExpiry(leaseDuration, term::now);
   }
 
@@ -196,7 +194,7 @@ public final class FencedLeaseLock implements Lock {
     term.end(); // no take starts from now on
     boolean waited = false;
     try {
-      waited = takes.tryLock(leaseDuration.toNanos(), TimeUnit.NANOSECONDS);
+      waited = takes.tryLock(expiry.leaseDuration().toNanos(), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

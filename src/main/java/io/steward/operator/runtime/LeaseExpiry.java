@@ -33,6 +33,11 @@ final class LeaseExpiry {
     this.nanoClock = nanoClock;
   }
 
+  /** How long a Lease left unchanged stands. */
+  Duration leaseDuration() {
+    return leaseDuration;
+  }
+
   /** Now, by the clock this judges by. */
   long now() {
     return nanoClock.getAsLong();
