@@ -39,6 +39,14 @@ public final class ContainerImage {
     public Path jar() {
       return Path.of(entrypoint.get(entrypoint.indexOf("-jar") + 1));
     }
+
+    /** The ENTRYPOINT as this machine runs it: its {@code java} is the tests' JVM, {@code options} come first. */
+    public List<String> command(String... options) {
+      List<String> command = new ArrayList<>(entrypoint);
+      command.set(0, java());
+      command.addAll(1, List.of(options));
+      return command;
+    }
   }
 
   private final List<String> instructions;

@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -112,9 +111,7 @@ class DockerfileIT {
     assertThat(image.entrypoint().subList(1, 3)).as("what the tests' operators run").isEqualTo(OperatorImage.ENTRYPOINT_OPTIONS);
     assertThat(app.resolve("steward.jsa")).as("the archive the training run made").isRegularFile();
 
-    List<String> command = new ArrayList<>(assembled.entrypoint());
-    command.set(0, ContainerImage.java());
-    command.add(1, "-Xlog:cds=info"); // to see that the archive is mapped
+    List<String> command = assembled.command("-Xlog:cds=info"); // to see that the archive is mapped
     command.addAll(List.of("--server.port=0", "--server.address=127.0.0.1"));
     Path log = WORK.resolve("entrypoint.log");
     ProcessBuilder builder = new ProcessBuilder(command).directory(app.toFile()).redirectErrorStream(true)
@@ -146,8 +143,7 @@ class DockerfileIT {
   @Test
   void theArchiveHoldsTheClassesAStartLoadsOnlyAfterTheRefresh() {
     ContainerImage.Assembled assembled = assembled();
-    String archived = ContainerImage.run(List.of(ContainerImage.java(), "-XX:SharedArchiveFile=steward.jsa",
-        "-XX:+PrintSharedArchiveAndExit", "-jar", "steward.jar"), assembled.app(),
+    String archived = ContainerImage.run(assembled.command("-XX:+PrintSharedArchiveAndExit"), assembled.app(),
         Map.of("JAVA_TOOL_OPTIONS", image.javaToolOptions()), WORK.resolve("archived-classes.log"));
     assertThat(archived.lines().map(String::strip).map(l -> l.replaceFirst("^\\d+: ", "").replaceFirst(" .*", "")).toList())
         .contains("sun.security.ssl.SSLSocketImpl", "okhttp3.internal.http2.Http2Reader",
