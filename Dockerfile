@@ -29,15 +29,15 @@ COPY --from=build /workspace/target/extracted/spring-boot-loader/ ./
 COPY --from=build /workspace/target/extracted/snapshot-dependencies/ ./
 COPY --from=build /workspace/target/extracted/application/ ./
 # Container-aware JVM: the heap follows the container's memory limit, leaving room for metaspace,
-# thread stacks and buffers; an OutOfMemoryError ends the process so Kubernetes restarts it. C1 only,
-# compiling a method after half the usual number of calls (less interpreted code in a first burst),
-# G1 with string deduplication (short pauses with many large WebApps cached) and a small young
-# generation (a burst's short-lived objects are collected sooner rather than growing the heap, which
-# lowers the pod's peak memory at no cost in CPU), a heap that starts at
-# an eighth of the limit (not dozens of collections growing it during start-up) and is given back
-# when mostly free (at rest too: a concurrent collection after half a minute without any), and
-# collector and compiler threads for two CPUs whatever the node has, and no performance-data file
-# (its sampler wakes a thread many times a second for jstat and jps; jcmd <pid> still works): Steward's tuning
+# thread stacks and buffers; an OutOfMemoryError ends the process so Kubernetes restarts it. C1
+# only, compiling a method after half the usual number of calls (less interpreted code in a first
+# burst), G1 with string deduplication (short pauses with many large WebApps cached) and a small
+# young generation (a burst's short-lived objects are collected sooner rather than growing the heap,
+# which lowers the pod's peak memory at no cost in CPU), a heap that starts at an eighth of the
+# limit (not dozens of collections growing it during start-up) and is given back when mostly free
+# (at rest too: a concurrent collection after half a minute without any), and collector and compiler
+# threads for two CPUs whatever the node has, and no performance-data file (its sampler wakes a
+# thread many times a second for jstat and jps; jcmd <pid> still works): Steward's tuning
 # (charts/steward/values.yaml, jvm.options).
 # (The Helm chart and config/manager set the same JAVA_TOOL_OPTIONS from their own values.)
 ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=50 -XX:+ExitOnOutOfMemoryError -XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.5 -XX:+UseG1GC -XX:MaxNewSize=24m -XX:+UseStringDeduplication -XX:InitialRAMPercentage=12 -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=20 -XX:G1PeriodicGCInterval=30000 -XX:ParallelGCThreads=2 -XX:ConcGCThreads=1 -XX:CICompilerCount=2 -XX:-UsePerfData"
