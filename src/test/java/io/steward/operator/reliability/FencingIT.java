@@ -12,6 +12,7 @@ import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.steward.operator.support.Convergence;
 import io.steward.operator.support.Crds;
 import io.steward.operator.support.OperatorProcess;
+import io.steward.operator.support.PausedWriter;
 import io.steward.operator.support.TermAudit;
 import io.steward.operator.support.WebApps;
 import io.steward.testing.cluster.AuditLog;
@@ -90,7 +91,9 @@ class FencingIT {
   /**
    * SIGSTOP the leader for 1.2 to 3 lease durations at a random moment, then SIGCONT. The standby
    * takes over meanwhile; the old leader must write nothing once resumed (its term ran out while it
-   * was frozen) and must be gone within a second.
+   * was frozen) and must be gone within a second. The one exception is a request a thread had passed
+   * the guard with and not yet sent when the process froze ({@link PausedWriter}): it leaves on
+   * SIGCONT, and only the server-side fence, which these replicas run without, could refuse it.
    */
   @Test
   void pausedLeaderWritesNothingAfterItsTerm() throws Exception {
@@ -106,6 +109,7 @@ class FencingIT {
     List<Long> exitMillis = new ArrayList<>();
     List<Long> takeoverMillis = new ArrayList<>();
     int lateWrites = 0;
+    int heldAtFreeze = 0;
     int refusedBeforeTakeover = 0;
     try (Churn churn = new Churn(webApps, names, Duration.ofMillis(50), 1_000_000, 21)) {
       for (int trial = 0; trial < trials; trial++) {
@@ -136,19 +140,22 @@ class FencingIT {
         TermAudit audit = new TermAudit(cluster.auditLog(), ns, "steward-leader", stopped);
         Instant newTerm = audit.termStart(next.userAgent(), stopped).orElseThrow();
         takeoverMillis.add(Duration.between(stopped, newTerm).toMillis());
-        List<AuditLog.Entry> afterTakeover = audit.successfulWrites(leader.userAgent(), newTerm);
-        List<AuditLog.Entry> afterResume = audit.successfulWrites(leader.userAgent(), resumed);
-        lateWrites += afterTakeover.size();
-        assertThat(afterTakeover).as("trial %d: writes by the old leader after %s took over", trial, next.identity())
-            .isEmpty();
-        assertThat(afterResume).as("trial %d: writes by the old leader after SIGCONT", trial).isEmpty();
+        // Its term ended during the pause, so whatever it wrote after the takeover or after SIGCONT
+        // is late, except the one write a thread may have held between the guard and the socket.
+        List<AuditLog.Entry> late = audit.successfulWrites(leader.userAgent(), earlier(newTerm, resumed));
+        heldAtFreeze += PausedWriter.heldAtFreeze(late, resumed).isPresent() ? 1 : 0;
+        List<AuditLog.Entry> passedTheGuard = PausedWriter.sentAfterResume(late, resumed);
+        lateWrites += passedTheGuard.size();
+        assertThat(passedTheGuard).as("trial %d: writes by the old leader after %s took over or after SIGCONT",
+            trial, next.identity()).isEmpty();
         refusedBeforeTakeover += audit.refusedWrites(leader.userAgent(), resumed, 409).size();
       }
     }
     awaitConverged(ns, webApps);
     REPORT.record("pause (SIGSTOP 1.2-3 lease durations)", "trials", trials);
     REPORT.record("pause (SIGSTOP 1.2-3 lease durations)", "lease / renew deadline / retry", "6s / 4s / 1s");
-    REPORT.record("pause (SIGSTOP 1.2-3 lease durations)", "successful writes by the old leader after the new leader's first Lease write", lateWrites);
+    REPORT.record("pause (SIGSTOP 1.2-3 lease durations)", "successful writes by the old leader after the new leader's first Lease write or SIGCONT", lateWrites);
+    REPORT.record("pause (SIGSTOP 1.2-3 lease durations)", "writes held between the guard and the socket at the freeze, sent on SIGCONT", heldAtFreeze);
     REPORT.record("pause (SIGSTOP 1.2-3 lease durations)", "409s met by the old leader after SIGCONT", refusedBeforeTakeover);
     REPORT.record("pause (SIGSTOP 1.2-3 lease durations)", "SIGCONT to exit, ms (each)", exitMillis);
     REPORT.record("pause (SIGSTOP 1.2-3 lease durations)", "SIGCONT to exit, max ms", max(exitMillis));
@@ -539,6 +546,10 @@ class FencingIT {
         throw notRunning;
       }
     }
+  }
+
+  private static Instant earlier(Instant a, Instant b) {
+    return a.isBefore(b) ? a : b;
   }
 
   private static long median(List<Long> values) {
