@@ -142,11 +142,11 @@ class FencingIT {
         takeoverMillis.add(Duration.between(stopped, newTerm).toMillis());
         // Its term ended during the pause, so whatever it wrote after the takeover or after SIGCONT
         // is late, except the one write a thread may have held between the guard and the socket.
-        List<AuditLog.Entry> late = audit.successfulWrites(leader.userAgent(), earlier(newTerm, resumed));
-        heldAtFreeze += PausedWriter.heldAtFreeze(late, resumed).isPresent() ? 1 : 0;
-        List<AuditLog.Entry> passedTheGuard = PausedWriter.sentAfterResume(late, resumed);
-        lateWrites += passedTheGuard.size();
-        assertThat(passedTheGuard).as("trial %d: writes by the old leader after %s took over or after SIGCONT",
+        PausedWriter.LateWrites late = PausedWriter.split(
+            audit.successfulWrites(leader.userAgent(), earlier(newTerm, resumed)), resumed);
+        heldAtFreeze += late.heldAtFreeze().isPresent() ? 1 : 0;
+        lateWrites += late.passedTheGuard().size();
+        assertThat(late.passedTheGuard()).as("trial %d: writes by the old leader after %s took over or after SIGCONT",
             trial, next.identity()).isEmpty();
         refusedBeforeTakeover += audit.refusedWrites(leader.userAgent(), resumed, 409).size();
       }

@@ -317,8 +317,9 @@ class ShardingIT {
               .forEach(forLostBuckets::add);
         }
         // A request a thread held between the guard and the socket at the freeze leaves on SIGCONT.
-        PausedWriter.heldAtFreeze(forLostBuckets, resumed).ifPresent(heldAtFreeze::add);
-        lostWrites += PausedWriter.sentAfterResume(forLostBuckets, resumed).size();
+        PausedWriter.LateWrites late = PausedWriter.split(forLostBuckets, resumed);
+        late.heldAtFreeze().ifPresent(heldAtFreeze::add);
+        lostWrites += late.passedTheGuard().size();
       }
     }
     Convergence.await(webApps, new AppsV1Api(cluster.adminClient()), ns, Set.of(), Duration.ofMinutes(3));

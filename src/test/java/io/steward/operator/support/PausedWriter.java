@@ -24,21 +24,24 @@ public final class PausedWriter {
   }
 
   /**
-   * Of {@code lateWrites} (writes by one replica after its term, as the API server received them),
-   * the one it may have held at the freeze: the first received at or after {@code resumed}, if it
-   * came within {@link #RESUME_FLUSH}. One per freeze: a second thread in the same instant between
-   * check and socket is too unlikely to excuse.
+   * {@code lateWrites} (writes by one replica after its term, as the API server received them), with
+   * the one it may have held at the freeze set apart: the first received at or after {@code resumed},
+   * if it came within {@link #RESUME_FLUSH}. One per freeze: a second thread in the same instant
+   * between check and socket is too unlikely to excuse.
    */
-  public static Optional<AuditLog.Entry> heldAtFreeze(List<AuditLog.Entry> lateWrites, Instant resumed) {
-    return lateWrites.stream().filter(e -> !e.received().isBefore(resumed))
+  public static LateWrites split(List<AuditLog.Entry> lateWrites, Instant resumed) {
+    Optional<AuditLog.Entry> held = lateWrites.stream().filter(e -> !e.received().isBefore(resumed))
         .min(Comparator.comparing(AuditLog.Entry::received))
         .filter(e -> e.received().isBefore(resumed.plus(RESUME_FLUSH)));
+    List<AuditLog.Entry> others = new ArrayList<>(lateWrites);
+    held.ifPresent(others::remove);
+    return new LateWrites(held, others);
   }
 
-  /** {@code lateWrites} without the write held at the freeze: those no fence may let through. */
-  public static List<AuditLog.Entry> sentAfterResume(List<AuditLog.Entry> lateWrites, Instant resumed) {
-    List<AuditLog.Entry> others = new ArrayList<>(lateWrites);
-    heldAtFreeze(lateWrites, resumed).ifPresent(others::remove);
-    return others;
+  /**
+   * @param heldAtFreeze the write a thread held between the guard and the socket, if one was sent on SIGCONT
+   * @param passedTheGuard the others: writes no fence may let through
+   */
+  public record LateWrites(Optional<AuditLog.Entry> heldAtFreeze, List<AuditLog.Entry> passedTheGuard) {
   }
 }

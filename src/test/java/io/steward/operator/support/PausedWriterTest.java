@@ -15,8 +15,10 @@ class PausedWriterTest {
   void theFirstWriteRightAfterTheResumeIsTheOneHeldAtTheFreeze() {
     AuditLog.Entry held = write(RESUMED.plusMillis(130));
 
-    assertThat(PausedWriter.heldAtFreeze(List.of(held), RESUMED)).contains(held);
-    assertThat(PausedWriter.sentAfterResume(List.of(held), RESUMED)).isEmpty();
+    PausedWriter.LateWrites late = PausedWriter.split(List.of(held), RESUMED);
+
+    assertThat(late.heldAtFreeze()).contains(held);
+    assertThat(late.passedTheGuard()).isEmpty();
   }
 
   @Test
@@ -24,7 +26,7 @@ class PausedWriterTest {
     AuditLog.Entry first = write(RESUMED.plusMillis(20));
     AuditLog.Entry second = write(RESUMED.plusMillis(40));
 
-    assertThat(PausedWriter.sentAfterResume(List.of(second, first), RESUMED)).containsExactly(second);
+    assertThat(PausedWriter.split(List.of(second, first), RESUMED).passedTheGuard()).containsExactly(second);
   }
 
   @Test
@@ -32,9 +34,10 @@ class PausedWriterTest {
     AuditLog.Entry late = write(RESUMED.plus(PausedWriter.RESUME_FLUSH));
     AuditLog.Entry whileStopped = write(RESUMED.minusMillis(1));
 
-    assertThat(PausedWriter.heldAtFreeze(List.of(late, whileStopped), RESUMED)).isEmpty();
-    assertThat(PausedWriter.sentAfterResume(List.of(whileStopped, late), RESUMED))
-        .containsExactly(whileStopped, late);
+    PausedWriter.LateWrites split = PausedWriter.split(List.of(whileStopped, late), RESUMED);
+
+    assertThat(split.heldAtFreeze()).isEmpty();
+    assertThat(split.passedTheGuard()).containsExactly(whileStopped, late);
   }
 
   private static AuditLog.Entry write(Instant received) {
