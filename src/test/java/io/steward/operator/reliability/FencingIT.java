@@ -93,7 +93,8 @@ class FencingIT {
    * takes over meanwhile; the old leader must write nothing once resumed (its term ran out while it
    * was frozen) and must be gone within a second. The one exception is a request a thread had passed
    * the guard with and not yet sent when the process froze ({@link PausedWriter}): it leaves on
-   * SIGCONT, and only the server-side fence, which these replicas run without, could refuse it.
+   * SIGCONT, and only the server-side fence, which these replicas run without, could refuse it (and
+   * not if it is an Event).
    */
   @Test
   void pausedLeaderWritesNothingAfterItsTerm() throws Exception {
