@@ -18,6 +18,8 @@ import java.util.TreeMap;
 final class ContenderMath {
   static final String STEWARD = "steward";
   static final String CONTROLLER_RUNTIME = "controller-runtime";
+  /** N more WebApps created at once for an operator that has just converged N: its code compiled, its caches warm. */
+  static final String SECOND_BURST = "second-burst";
 
   private ContenderMath() {}
 
@@ -134,7 +136,8 @@ final class ContenderMath {
    * Steward's three ratios per scenario in which it ran: to the paired Java ceiling (its own
    * convergence row's ratio, WebApps/s as the rest of the benchmark counts it), to the best Go ceiling
    * (the same WebApps/s over the Go writer's best), and to controller-runtime (both counted from their
-   * first converged WebApp to the last, same mode and N).
+   * first converged WebApp to the last, same mode and N); and its operator's CPU per WebApp over
+   * controller-runtime's (medians).
    */
   static List<BenchResults.Ratios> ratios(List<BenchResults.ContenderRun> runs, List<BenchResults.Convergence> steward,
       BenchResults.GoCeilingRun goBest) {
@@ -151,9 +154,16 @@ final class ContenderMath {
       double toGo = convergence == null || goBest == null ? Double.NaN
           : convergence.webAppsPerSecond().median() / goBest.webAppsPerSecond().median();
       double toCr = own == null ? Double.NaN : own.webAppsPerSecond().median() / cr.webAppsPerSecond().median();
-      ratios.add(new BenchResults.Ratios(cr.mode(), cr.n(), toJava, Figure.round(toGo), Figure.round(toCr)));
+      double cpuToCr = own == null ? Double.NaN : operatorCpu(own) / operatorCpu(cr);
+      ratios.add(new BenchResults.Ratios(cr.mode(), cr.n(), toJava, Figure.round(toGo), Figure.round(toCr),
+          Figure.round(cpuToCr)));
     }
     return ratios;
+  }
+
+  private static double operatorCpu(BenchResults.ContenderRun run) {
+    Figure cpu = run.cpuMillisPerWebApp().get("operator");
+    return cpu == null ? Double.NaN : cpu.median();
   }
 
   /**

@@ -108,10 +108,12 @@ class ContenderMathTest {
     assertThat(atOnce.toJavaCeiling().median()).isCloseTo(0.72, within(1e-9));
     assertThat(atOnce.toGoCeiling()).isEqualTo(0.3); // 120 / 400
     assertThat(atOnce.toControllerRuntime()).isEqualTo(0.375); // 75 / 200
+    assertThat(atOnce.operatorCpuToControllerRuntime()).isEqualTo(2.0); // 4 / 2 ms
     BenchResults.Ratios backlog = ratios.get(1);
     assertThat(backlog.toJavaCeiling().repeats()).as("no Steward convergence row for it").isZero();
     assertThat(backlog.toGoCeiling()).isNaN();
     assertThat(backlog.toControllerRuntime()).isEqualTo(1.0);
+    assertThat(backlog.operatorCpuToControllerRuntime()).isEqualTo(2.0);
     assertThat(ContenderMath.best(List.of(go(8, 300, 1)))).isNull();
   }
 
@@ -145,7 +147,7 @@ class ContenderMathTest {
     String md = Files.readString(dir.resolve("results.md"));
     assertThat(md).contains("Go ceiling: client-go writer", "| 400 WebApps/s = 1200 objects/s", "| best |",
         "kube-apiserver 4 ms",
-        "controller-runtime, create-at-once: first converged → all", "× controller-runtime", "**—; —; 0.5**",
+        "controller-runtime, create-at-once: first converged → all", "× controller-runtime", "operator CPU per WebApp × controller-runtime's", "**—; —; 0.5; 1.5**",
         "against what Steward writes for the same WebApp | 0 | 1 | the same |", "ceilings.png");
     assertThat(dir.resolve("ceilings.png")).exists();
     assertThat(JsonParser.parseString(Files.readString(dir.resolve("results.json"))).getAsJsonObject()

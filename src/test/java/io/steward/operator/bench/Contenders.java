@@ -71,7 +71,7 @@ final class Contenders {
         writerRuns.add(writer(concurrency, settings.ceilingSize(), r));
       }
       if (n > 0) {
-        samples.add(controllerRuntimeCreatedAtOnce(n, r));
+        samples.addAll(controllerRuntimeCreatedAtOnce(n, r));
         samples.add(controllerRuntimeBacklog(n, r));
       }
     }
@@ -127,7 +127,8 @@ final class Contenders {
 
   // ---- the controller-runtime operator ------------------------------------------------------------
 
-  private ContenderMath.Sample controllerRuntimeCreatedAtOnce(int n, int repeat) throws Exception {
+  /** Created at once, then a second burst for the same process (as Steward's runs at this N). */
+  private List<ContenderMath.Sample> controllerRuntimeCreatedAtOnce(int n, int repeat) throws Exception {
     String id = "cr-n" + n + "-at-once-r" + repeat;
     GuardedProcess operator = startOperator(id);
     try {
@@ -138,9 +139,15 @@ final class Contenders {
       List<String> names = StewardBenchmark.names(id + "-", n);
       long t0 = System.nanoTime();
       bench.createWebApps(StewardBenchmark.NS_RUN, names, true);
-      return finish(id, "create-at-once", n, repeat, names, t0, t0, operator, mark, before);
+      ContenderMath.Sample first = finish(id, "create-at-once", n, repeat, names, t0, t0, operator, mark, before);
+      String agent = agent(id);
+      ContenderMath.Sample second = first.timedOut() ? null : bench.secondBurst(ContenderMath.CONTROLLER_RUNTIME, id,
+          n, operator::cpuSeconds, () -> settle(agent, bench.audit.size()), since -> requestsBy(agent, since),
+          operator::peakRssBytes);
+      return second == null ? List.of(first) : List.of(first, second);
     } finally {
       stop(operator);
+      bench.cleanup(StewardBenchmark.NS_RUN);
     }
   }
 
@@ -157,6 +164,7 @@ final class Contenders {
       return finish(id, "backlog", n, repeat, names, spawned, leading, operator, mark, before);
     } finally {
       stop(operator);
+      bench.cleanup(StewardBenchmark.NS_RUN);
     }
   }
 
@@ -197,7 +205,6 @@ final class Contenders {
         Figure.format(span.webAppsPerSecond()), Figure.format(sample.startToFirstSeconds()),
         Figure.format(requests.ownedWritesPer(n)), requests.gets(), requests.conflicts(),
         Figure.rounded(sample.cpuMillisPerWebApp()), Figure.format(peak / MIB));
-    bench.cleanup(StewardBenchmark.NS_RUN);
     return sample;
   }
 

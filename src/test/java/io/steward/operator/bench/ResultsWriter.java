@@ -199,9 +199,11 @@ final class ResultsWriter {
     }
     for (BenchResults.Ratios ratio : c.ratios()) {
       row(md, "8", "Steward, " + ratio.mode() + ": × Java ceiling (paired); × Go ceiling (best of the sweep); "
-              + "× controller-runtime (first converged → all)", ratio.n(), ratio.toJavaCeiling().repeats(),
+              + "× controller-runtime (first converged → all); operator CPU per WebApp × controller-runtime's",
+          ratio.n(), ratio.toJavaCeiling().repeats(),
           "**" + ratio.toJavaCeiling().text() + "; " + Figure.format(ratio.toGoCeiling()) + "; "
-              + Figure.format(ratio.toControllerRuntime()) + "**", "");
+              + Figure.format(ratio.toControllerRuntime()) + "; " + Figure.format(ratio.operatorCpuToControllerRuntime())
+              + "**", "");
     }
     row(md, "8", "the contenders' Deployment, Service and status against what Steward writes for the same WebApp",
         0, 1, c.shapeDifferences().isEmpty() ? "the same" : String.join("; ", c.shapeDifferences()), "the same");
