@@ -124,7 +124,7 @@ final class BenchResults {
       Figure peakRssMiB, Figure writesPerWebApp, Figure getsPerWebApp, Figure conflicts, int timedOut) {}
 
   /** Steward's ratios in one scenario; see {@link ContenderMath#ratios}. */
-  record Ratios(String mode, int n, Figure toJavaCeiling, double toGoCeiling, double toControllerRuntime,
+  record Ratios(String mode, int n, int repeats, Figure toJavaCeiling, double toGoCeiling, double toControllerRuntime,
       double operatorCpuToControllerRuntime) {}
 
   /** The scaling section (the Scaling class): one run per N and configuration, in the order run. */

@@ -155,7 +155,8 @@ final class ContenderMath {
           : convergence.webAppsPerSecond().median() / goBest.webAppsPerSecond().median();
       double toCr = own == null ? Double.NaN : own.webAppsPerSecond().median() / cr.webAppsPerSecond().median();
       double cpuToCr = own == null ? Double.NaN : operatorCpu(own) / operatorCpu(cr);
-      ratios.add(new BenchResults.Ratios(cr.mode(), cr.n(), toJava, Figure.round(toGo), Figure.round(toCr),
+      int repeats = own == null ? 0 : Math.min(own.repeats(), cr.repeats());
+      ratios.add(new BenchResults.Ratios(cr.mode(), cr.n(), repeats, toJava, Figure.round(toGo), Figure.round(toCr),
           Figure.round(cpuToCr)));
     }
     return ratios;

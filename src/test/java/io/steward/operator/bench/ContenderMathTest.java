@@ -114,6 +114,8 @@ class ContenderMathTest {
     assertThat(backlog.toGoCeiling()).isNaN();
     assertThat(backlog.toControllerRuntime()).isEqualTo(1.0);
     assertThat(backlog.operatorCpuToControllerRuntime()).isEqualTo(2.0);
+    assertThat(backlog.repeats()).as("repeats both contenders have").isEqualTo(1);
+    assertThat(atOnce.repeats()).isEqualTo(1);
     assertThat(ContenderMath.best(List.of(go(8, 300, 1)))).isNull();
   }
 
@@ -147,7 +149,8 @@ class ContenderMathTest {
     String md = Files.readString(dir.resolve("results.md"));
     assertThat(md).contains("Go ceiling: client-go writer", "| 400 WebApps/s = 1200 objects/s", "| best |",
         "kube-apiserver 4 ms",
-        "controller-runtime, create-at-once: first converged → all", "× controller-runtime", "operator CPU per WebApp × controller-runtime's", "**—; —; 0.5; 1.5**",
+        "controller-runtime, create-at-once: first converged → all", "× controller-runtime",
+        "operator CPU per WebApp × controller-runtime's", "| 101 | 1 | **—; —; 0.5; 1.5**",
         "against what Steward writes for the same WebApp | 0 | 1 | the same |", "ceilings.png");
     assertThat(dir.resolve("ceilings.png")).exists();
     assertThat(JsonParser.parseString(Files.readString(dir.resolve("results.json"))).getAsJsonObject()

@@ -200,7 +200,7 @@ final class ResultsWriter {
     for (BenchResults.Ratios ratio : c.ratios()) {
       row(md, "8", "Steward, " + ratio.mode() + ": × Java ceiling (paired); × Go ceiling (best of the sweep); "
               + "× controller-runtime (first converged → all); operator CPU per WebApp × controller-runtime's",
-          ratio.n(), ratio.toJavaCeiling().repeats(),
+          ratio.n(), ratio.repeats(),
           "**" + ratio.toJavaCeiling().text() + "; " + Figure.format(ratio.toGoCeiling()) + "; "
               + Figure.format(ratio.toControllerRuntime()) + "; " + Figure.format(ratio.operatorCpuToControllerRuntime())
               + "**", "");

@@ -419,7 +419,7 @@ public final class StewardBenchmark {
     }
     if (!compare && !timedOut && settings.contenders() && n == settings.contenderSize()) {
       stewardSamples.add(secondBurst(ContenderMath.STEWARD, id, n, () -> ProcStats.cpuSeconds(op.process.pid()),
-          () -> settle(op.process), mark2 -> requestsBy(op.process, mark2),
+          () -> settle(op.process), since -> requestsBy(op.process, since),
           () -> ProcStats.peakRssBytes(op.process.pid())));
     }
     stop(op);
