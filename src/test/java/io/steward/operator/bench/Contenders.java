@@ -196,13 +196,12 @@ final class Contenders {
     if (mode.equals("create-at-once") && repeat == 1) {
       checkShape("controller-runtime", StewardBenchmark.NS_RUN, first(StewardBenchmark.NS_RUN));
     }
-    ContenderMath.Span span = bench.span(names);
-    ContenderMath.Sample sample = new ContenderMath.Sample(ContenderMath.CONTROLLER_RUNTIME, mode, n, span,
-        span.count() == 0 ? Double.NaN : (span.first() - start) / 1e9, ContenderMath.cpuMillisPerWebApp(before, after, n),
+    ContenderMath.Sample sample = bench.sample(ContenderMath.CONTROLLER_RUNTIME, mode, n, names, start, before, after,
         peak, requests, timedOut);
     log.info("controller-runtime {} N={} #{}: {} s first→all ({} WebApps/s), start→first {} s, {} writes/WebApp, "
-            + "{} GETs, {} conflicts, CPU ms/WebApp {}, peak RSS {} MiB", mode, n, repeat, Figure.format(span.seconds()),
-        Figure.format(span.webAppsPerSecond()), Figure.format(sample.startToFirstSeconds()),
+            + "{} GETs, {} conflicts, CPU ms/WebApp {}, peak RSS {} MiB", mode, n, repeat,
+        Figure.format(sample.span().seconds()), Figure.format(sample.span().webAppsPerSecond()),
+        Figure.format(sample.startToFirstSeconds()),
         Figure.format(requests.ownedWritesPer(n)), requests.gets(), requests.conflicts(),
         Figure.rounded(sample.cpuMillisPerWebApp()), Figure.format(peak / MIB));
     return sample;

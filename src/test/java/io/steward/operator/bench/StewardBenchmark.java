@@ -481,11 +481,21 @@ public final class StewardBenchmark {
   private ContenderMath.Sample stewardSample(String mode, int n, List<String> names, long start,
       Map<String, Double> cpuBefore, Map<String, Double> cpuAfter, Operator op, RequestCounts requests,
       boolean timedOut) {
+    return sample(ContenderMath.STEWARD, mode, n, names, start, cpuBefore, cpuAfter,
+        ProcStats.peakRssBytes(op.process.pid()), requests, timedOut);
+  }
+
+  /**
+   * One contender's run of {@code names} (in NS_RUN) as measured: {@code start} is when its clock
+   * starts (the first create, or the process start for a backlog); CPU seconds by process before and
+   * after.
+   */
+  ContenderMath.Sample sample(String contender, String mode, int n, List<String> names, long start,
+      Map<String, Double> cpuBefore, Map<String, Double> cpuAfter, double peakRssBytes, RequestCounts requests,
+      boolean timedOut) {
     ContenderMath.Span span = span(names);
-    return new ContenderMath.Sample(ContenderMath.STEWARD, mode, n, span,
-        span.count() == 0 ? Double.NaN : (span.first() - start) / 1e9,
-        ContenderMath.cpuMillisPerWebApp(cpuBefore, cpuAfter, n), ProcStats.peakRssBytes(op.process.pid()), requests,
-        timedOut);
+    return new ContenderMath.Sample(contender, mode, n, span, span.count() == 0 ? Double.NaN : (span.first() - start) / 1e9,
+        ContenderMath.cpuMillisPerWebApp(cpuBefore, cpuAfter, n), peakRssBytes, requests, timedOut);
   }
 
   /**
@@ -511,12 +521,11 @@ public final class StewardBenchmark {
     Map<String, Double> after = controlPlaneCpu();
     after.put("operator", operatorCpu.getAsDouble());
     RequestCounts requests = requestsSince.apply(mark);
-    ContenderMath.Span span = span(names);
-    ContenderMath.Sample sample = new ContenderMath.Sample(contender, ContenderMath.SECOND_BURST, n, span,
-        span.count() == 0 ? Double.NaN : (span.first() - t0) / 1e9, ContenderMath.cpuMillisPerWebApp(before, after, n),
+    ContenderMath.Sample sample = sample(contender, ContenderMath.SECOND_BURST, n, names, t0, before, after,
         peakRss.getAsDouble(), requests, timedOut);
     log.info("{} {} N={} ({}): {} s first→all ({} WebApps/s), {} writes/WebApp, {} GETs, CPU ms/WebApp {}", contender,
-        ContenderMath.SECOND_BURST, n, id, Figure.format(span.seconds()), Figure.format(span.webAppsPerSecond()),
+        ContenderMath.SECOND_BURST, n, id, Figure.format(sample.span().seconds()),
+        Figure.format(sample.span().webAppsPerSecond()),
         Figure.format(requests.ownedWritesPer(n)), requests.gets(), Figure.rounded(sample.cpuMillisPerWebApp()));
     return sample;
   }
