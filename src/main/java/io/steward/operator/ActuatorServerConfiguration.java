@@ -1,6 +1,6 @@
 package io.steward.operator;
 
-import io.steward.operator.runtime.ActuatorHttpServer;
+import io.steward.operator.runtime.web.ActuatorHttpServer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;

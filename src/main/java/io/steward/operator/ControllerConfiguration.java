@@ -5,17 +5,17 @@ import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.models.V1EventSource;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.steward.operator.runtime.BlockingEventBroadcaster;
-import io.steward.operator.runtime.BucketGate;
-import io.steward.operator.runtime.ControllerManager;
-import io.steward.operator.runtime.ControllerMetrics;
-import io.steward.operator.runtime.Informers;
-import io.steward.operator.runtime.InstrumentedWorkQueue;
-import io.steward.operator.runtime.ManagedController;
-import io.steward.operator.runtime.OperatorClients;
-import io.steward.operator.runtime.OperatorIdentity;
-import io.steward.operator.runtime.StewardProperties;
-import io.steward.operator.runtime.Tracing;
+import io.steward.operator.runtime.cache.Informers;
+import io.steward.operator.runtime.client.OperatorClients;
+import io.steward.operator.runtime.client.OperatorIdentity;
+import io.steward.operator.runtime.controller.BlockingEventBroadcaster;
+import io.steward.operator.runtime.controller.ControllerManager;
+import io.steward.operator.runtime.controller.ControllerMetrics;
+import io.steward.operator.runtime.controller.InstrumentedWorkQueue;
+import io.steward.operator.runtime.controller.ManagedController;
+import io.steward.operator.runtime.controller.Tracing;
+import io.steward.operator.runtime.sharding.BucketGate;
+import io.steward.operator.runtime.sharding.BucketInformers;
 import io.steward.operator.webapp.WebAppMetrics;
 import io.steward.operator.webapp.api.WebApp;
 import io.steward.operator.webapp.reconcile.OwnedObjectSync;
@@ -36,15 +36,14 @@ public class ControllerConfiguration {
   Informers informers(SharedInformerFactory factory, OperatorClients clients, StewardProperties properties,
       MeterRegistry registry) {
     return new Informers(factory, clients.watches(), properties.getNamespaces(), OwnedObjectSync.FIELD_MANAGER,
-        Informers.LIST_WATCH_GRACE, registry,
-        properties.getSharding().isEnabled() ? properties.getSharding().getBuckets() : 0);
+        Informers.LIST_WATCH_GRACE, registry, properties.getSharding().isEnabled() ? BucketInformers.UNBUCKETED : null);
   }
 
   @Bean
   ControllerManager controllerManager(Informers informers, SharedInformerFactory factory, MeterRegistry registry,
       StewardProperties properties, Tracing tracing, ObjectProvider<BucketGate> gate) {
     ControllerManager manager = new ControllerManager(informers, factory, registry, properties.getWorkers(), tracing);
-    gate.ifAvailable(manager::gateBy);
+    gate.ifAvailable(bucketGate -> manager.wrapReconcilers(bucketGate::around));
     return manager;
   }
 

@@ -2,18 +2,17 @@ package io.steward.operator;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.core.metrics.Info;
-import io.steward.operator.runtime.ControllerMetrics;
-import io.steward.operator.runtime.Informers;
-import io.steward.operator.runtime.InformersHealthIndicator;
-import io.steward.operator.runtime.InstrumentedWorkQueue;
-import io.steward.operator.runtime.LeaderEndpoint;
-import io.steward.operator.runtime.Leadership;
-import io.steward.operator.runtime.LeaseNamespace;
-import io.steward.operator.runtime.ManagedController;
-import io.steward.operator.runtime.OperatorHealthIndicator;
-import io.steward.operator.runtime.OperatorLifecycle;
-import io.steward.operator.runtime.ReconcilesEndpoint;
-import io.steward.operator.runtime.StewardProperties;
+import io.steward.operator.runtime.cache.Informers;
+import io.steward.operator.runtime.controller.ControllerMetrics;
+import io.steward.operator.runtime.controller.InstrumentedWorkQueue;
+import io.steward.operator.runtime.controller.ManagedController;
+import io.steward.operator.runtime.election.Leadership;
+import io.steward.operator.runtime.election.LeaseNamespace;
+import io.steward.operator.runtime.lifecycle.OperatorLifecycle;
+import io.steward.operator.runtime.web.InformersHealthIndicator;
+import io.steward.operator.runtime.web.LeaderEndpoint;
+import io.steward.operator.runtime.web.OperatorHealthIndicator;
+import io.steward.operator.runtime.web.ReconcilesEndpoint;
 import io.steward.operator.webapp.api.WebApp;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.info.BuildProperties;
@@ -41,7 +40,7 @@ public class EndpointsConfiguration {
   @Bean
   LeaderEndpoint leaderEndpoint(Leadership leadership, StewardProperties properties, LeaseNamespace leaseNamespace,
       OperatorLifecycle lifecycle) {
-    return new LeaderEndpoint(leadership, properties.getLeaderElection(), leaseNamespace.name(), lifecycle);
+    return new LeaderEndpoint(leadership, LifecycleConfiguration.leaderLease(properties, leaseNamespace), lifecycle);
   }
 
   /**

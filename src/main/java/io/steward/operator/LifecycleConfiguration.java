@@ -1,17 +1,17 @@
 package io.steward.operator;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.steward.operator.runtime.BucketOwnership;
-import io.steward.operator.runtime.Informers;
-import io.steward.operator.runtime.LeaseNamespace;
-import io.steward.operator.runtime.LeaseTerm;
-import io.steward.operator.runtime.Leadership;
-import io.steward.operator.runtime.ManagedController;
-import io.steward.operator.runtime.OperatorClients;
-import io.steward.operator.runtime.OperatorIdentity;
-import io.steward.operator.runtime.OperatorLifecycle;
-import io.steward.operator.runtime.StewardProperties;
-import io.steward.operator.runtime.WriteFence;
+import io.steward.operator.runtime.cache.Informers;
+import io.steward.operator.runtime.client.OperatorClients;
+import io.steward.operator.runtime.client.OperatorIdentity;
+import io.steward.operator.runtime.controller.ManagedController;
+import io.steward.operator.runtime.election.LeaderLease;
+import io.steward.operator.runtime.election.Leadership;
+import io.steward.operator.runtime.election.LeaseNamespace;
+import io.steward.operator.runtime.election.LeaseTerm;
+import io.steward.operator.runtime.election.WriteFence;
+import io.steward.operator.runtime.lifecycle.OperatorLifecycle;
+import io.steward.operator.runtime.sharding.BucketOwnership;
 import io.steward.operator.webapp.api.WebApp;
 import java.io.IOException;
 import org.springframework.beans.factory.ObjectProvider;
@@ -46,7 +46,19 @@ public class LifecycleConfiguration {
   OperatorLifecycle operatorLifecycle(Informers informers, ManagedController<WebApp> controller, Leadership leadership,
       StewardProperties properties, OperatorClients clients, LeaseNamespace leaseNamespace, LeaseTerm term,
       WriteFence fence, ProcessExit exit, ObjectProvider<BucketOwnership> sharding) {
-    return new OperatorLifecycle(informers, controller, leadership, properties, clients, leaseNamespace.name(), term,
-        fence, exit, sharding.getIfAvailable());
+    return new OperatorLifecycle(informers, controller, leadership, settings(properties, leaseNamespace), clients,
+        term, fence, exit, sharding.getIfAvailable());
+  }
+
+  static OperatorLifecycle.Settings settings(StewardProperties properties, LeaseNamespace leaseNamespace) {
+    return new OperatorLifecycle.Settings(leaderLease(properties, leaseNamespace),
+        properties.getFencing().isLocalGuard(), properties.getResyncPeriod(), properties.getShutdownTimeout());
+  }
+
+  /** The leader Lease; null with leader election off. */
+  static LeaderLease leaderLease(StewardProperties properties, LeaseNamespace leaseNamespace) {
+    StewardProperties.LeaderElection election = properties.getLeaderElection();
+    return election.isEnabled()
+        ? new LeaderLease(election.getLeaseName(), leaseNamespace.name(), election.timings()) : null;
   }
 }

@@ -1,6 +1,6 @@
 package io.steward.operator;
 
-import io.steward.operator.runtime.LeadershipLostHandler;
+import io.steward.operator.runtime.lifecycle.LeadershipLostHandler;
 import org.springframework.boot.SpringApplication;
 import org.springframework.context.ConfigurableApplicationContext;
 import sun.misc.Signal;

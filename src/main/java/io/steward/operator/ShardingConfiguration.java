@@ -9,20 +9,20 @@ import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import io.steward.operator.runtime.BucketCaches;
-import io.steward.operator.runtime.BucketGate;
-import io.steward.operator.runtime.BucketOwnership;
-import io.steward.operator.runtime.BucketTerms;
-import io.steward.operator.runtime.Informers;
-import io.steward.operator.runtime.LeaseNamespace;
-import io.steward.operator.runtime.RivalLeases;
-import io.steward.operator.runtime.ManagedController;
-import io.steward.operator.runtime.MisfiledObjects;
-import io.steward.operator.runtime.OperatorClients;
-import io.steward.operator.runtime.OperatorIdentity;
-import io.steward.operator.runtime.ShardsEndpoint;
-import io.steward.operator.runtime.StewardProperties;
-import io.steward.operator.runtime.WriteFence;
+import io.steward.operator.runtime.cache.Informers;
+import io.steward.operator.runtime.client.OperatorClients;
+import io.steward.operator.runtime.client.OperatorIdentity;
+import io.steward.operator.runtime.controller.ManagedController;
+import io.steward.operator.runtime.election.LeaseNamespace;
+import io.steward.operator.runtime.election.RivalLeases;
+import io.steward.operator.runtime.election.WriteFence;
+import io.steward.operator.runtime.sharding.BucketCaches;
+import io.steward.operator.runtime.sharding.BucketGate;
+import io.steward.operator.runtime.sharding.BucketInformers;
+import io.steward.operator.runtime.sharding.BucketOwnership;
+import io.steward.operator.runtime.sharding.BucketTerms;
+import io.steward.operator.runtime.sharding.MisfiledObjects;
+import io.steward.operator.runtime.web.ShardsEndpoint;
 import io.steward.operator.webapp.api.WebApp;
 import java.util.Set;
 import org.springframework.beans.factory.ObjectProvider;
@@ -52,21 +52,30 @@ public class ShardingConfiguration {
     return new BucketTerms(properties.getSharding().getBuckets(), timing.getRenewDeadline(), timing.getRetryPeriod());
   }
 
+  /** The informers of the buckets this replica caches, beside the kinds' own ({@link ControllerConfiguration}). */
+  @Bean
+  BucketInformers bucketInformers(Informers informers, ObjectProvider<BucketTerms> bucketTerms) {
+    BucketTerms terms = bucketTerms.getIfAvailable();
+    return terms == null ? null : new BucketInformers(informers, terms.buckets());
+  }
+
   @Bean
   BucketOwnership bucketOwnership(OperatorClients clients, LeaseNamespace leaseNamespace, OperatorIdentity identity,
       ObjectProvider<BucketTerms> bucketTerms, WriteFence fence, StewardProperties properties, Informers informers,
-      MeterRegistry registry, ObjectProvider<ManagedController<WebApp>> controller, EventBroadcaster events) {
+      ObjectProvider<BucketInformers> bucketInformers, MeterRegistry registry,
+      ObjectProvider<ManagedController<WebApp>> controller, EventBroadcaster events) {
     BucketTerms terms = bucketTerms.getIfAvailable();
     if (terms == null) {
       return null;
     }
+    BucketInformers buckets = bucketInformers.getObject();
     StewardProperties.LeaderElection timing = properties.getLeaderElection();
     var recorder = events.newRecorder(new V1EventSource().component("steward").host(identity.name()));
-    BucketCaches caches = new BucketCaches(informers, buckets -> controller.getObject()
-        .requeue(request -> terms.bucketOf(request.getNamespace(), request.getName()), buckets));
+    BucketCaches caches = new BucketCaches(buckets, taken -> controller.getObject()
+        .requeue(request -> terms.bucketOf(request.getNamespace(), request.getName()), taken));
     Gauge.builder("steward_shard_buckets_listed_ahead", caches, c -> c.ahead().size())
         .description("Buckets whose caches this replica lists ahead of taking them").register(registry);
-    Gauge.builder("steward_shard_bucket_informer_groups", informers, i -> i.bucketGroups().size())
+    Gauge.builder("steward_shard_bucket_informer_groups", buckets, i -> i.bucketGroups().size())
         .description("Groups of buckets listed and watched together, by one informer per kind each")
         .register(registry);
     BucketOwnership.Listener listener = new BucketOwnership.Listener() {
@@ -105,27 +114,28 @@ public class ShardingConfiguration {
   }
 
   @Bean
-  MisfiledObjects misfiledObjects(OperatorClients clients, Informers informers, ObjectProvider<BucketTerms> bucketTerms,
-      StewardProperties properties, MeterRegistry registry) {
+  MisfiledObjects misfiledObjects(OperatorClients clients, ObjectProvider<BucketInformers> bucketInformers,
+      ObjectProvider<BucketTerms> bucketTerms, StewardProperties properties, MeterRegistry registry) {
     BucketTerms terms = bucketTerms.getIfAvailable();
     if (terms == null) {
       return null;
     }
     MisfiledObjects misfiled = new MisfiledObjects(clients.requests(), terms.buckets(),
         properties.getLeaderElection().getRetryPeriod(), registry);
-    informers.onMisfiled(misfiled);
+    bucketInformers.getObject().onMisfiled(misfiled);
     return misfiled;
   }
 
   @Bean
   BucketGate bucketGate(ObjectProvider<BucketOwnership> bucketOwnership, ObjectProvider<BucketTerms> bucketTerms,
-      Informers informers, StewardProperties properties) {
+      ObjectProvider<BucketInformers> bucketInformers, StewardProperties properties) {
     BucketOwnership ownership = bucketOwnership.getIfAvailable();
     BucketTerms terms = bucketTerms.getIfAvailable();
     if (ownership == null || terms == null) {
       return null;
     }
-    return new BucketGate(ownership, terms, informers::bucketSynced, properties.getLeaderElection().getRetryPeriod());
+    return new BucketGate(ownership, terms, bucketInformers.getObject()::bucketSynced,
+        properties.getLeaderElection().getRetryPeriod());
   }
 
   /**
@@ -153,7 +163,7 @@ public class ShardingConfiguration {
   /** Always a bean, so that Actuator finds it whatever the mode; it answers 404 in single-leader mode. */
   @Bean
   ShardsEndpoint shardsEndpoint(ObjectProvider<BucketOwnership> ownership, ObjectProvider<BucketTerms> terms,
-      Informers informers) {
-    return new ShardsEndpoint(ownership.getIfAvailable(), terms.getIfAvailable(), informers);
+      ObjectProvider<BucketInformers> bucketInformers) {
+    return new ShardsEndpoint(ownership.getIfAvailable(), terms.getIfAvailable(), bucketInformers.getIfAvailable());
   }
 }

@@ -2,7 +2,7 @@ package io.steward.operator;
 
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.observation.ObservationRegistry;
-import io.steward.operator.runtime.Tracing;
+import io.steward.operator.runtime.controller.Tracing;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.sun.net.httpserver.HttpServer;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
-import io.steward.operator.runtime.OperatorClients;
-import io.steward.operator.runtime.StewardProperties;
+import io.steward.operator.runtime.client.ApiServerConnection;
+import io.steward.operator.runtime.client.OperatorClients;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -57,20 +57,20 @@ class ApiClientAutoConfigurationTest {
     Path home = Files.createDirectories(dir.resolve("home"));
     Path noToken = dir.resolve("no-token");
     Duration refresh = Duration.ofMinutes(1);
-    assertThatThrownBy(() -> ClientConfiguration.connect(null, null, home, refresh, noToken))
+    assertThatThrownBy(() -> ApiServerConnection.connect(null, null, home, refresh, noToken))
         .hasMessageContaining("No Kubernetes API server configured").hasMessageContaining("KUBECONFIG");
-    assertThatThrownBy(() -> ClientConfiguration.connect(null, dir.resolve("missing").toString(), home, refresh, noToken))
+    assertThatThrownBy(() -> ApiServerConnection.connect(null, dir.resolve("missing").toString(), home, refresh, noToken))
         .hasMessage("KUBECONFIG names " + dir.resolve("missing") + ", which is not a file");
 
     Files.createDirectories(home.resolve(".kube"));
     Files.copy(kubeconfig(dir, "https://127.0.0.1:7001", "token: home"), home.resolve(".kube").resolve("config"));
-    assertThat(ClientConfiguration.connect(null, "", home, refresh, noToken).getBasePath())
+    assertThat(ApiServerConnection.connect(null, "", home, refresh, noToken).getBasePath())
         .isEqualTo("https://127.0.0.1:7001");
     Path variable = kubeconfig(dir, "https://127.0.0.1:7002", "token: variable");
-    assertThat(ClientConfiguration.connect(null, variable.toString(), home, refresh, noToken).getBasePath())
+    assertThat(ApiServerConnection.connect(null, variable.toString(), home, refresh, noToken).getBasePath())
         .isEqualTo("https://127.0.0.1:7002");
     Path property = Files.copy(kubeconfig(dir, "https://127.0.0.1:7003", "token: property"), dir.resolve("property"));
-    assertThat(ClientConfiguration.connect(property, variable.toString(), home, refresh, noToken).getBasePath())
+    assertThat(ApiServerConnection.connect(property, variable.toString(), home, refresh, noToken).getBasePath())
         .isEqualTo("https://127.0.0.1:7003");
   }
 
@@ -84,7 +84,7 @@ class ApiClientAutoConfigurationTest {
   void aRefusedTokenIsReadAgainAtOnceNotAfterTheRefreshPeriod(@TempDir Path dir) throws Exception {
     Path token = Files.writeString(dir.resolve("token"), "old");
     try (Recorder server = new Recorder()) {
-      ApiClient client = ClientConfiguration.connect(kubeconfig(dir, server.url(), "tokenFile: " + token), null, null,
+      ApiClient client = ApiServerConnection.connect(kubeconfig(dir, server.url(), "tokenFile: " + token), null, null,
           Duration.ofHours(1), dir.resolve("no-token"));
       server.request(client);
       Files.writeString(token, "new");
@@ -114,7 +114,7 @@ class ApiClientAutoConfigurationTest {
   /** The token in {@code token} is sent, then, once the file changed and the refresh period passed, the new one. */
   private static void assertReadAgainAfterTheRefreshPeriod(Path dir, String user, Path token) throws Exception {
     try (Recorder server = new Recorder()) {
-      ApiClient client = ClientConfiguration.connect(kubeconfig(dir, server.url(), user), null, null,
+      ApiClient client = ApiServerConnection.connect(kubeconfig(dir, server.url(), user), null, null,
           Duration.ofSeconds(1), dir.resolve("no-token"));
       server.request(client);
       Files.writeString(token, "second");

@@ -3,8 +3,7 @@ package io.steward.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kubernetes.client.openapi.ApiClient;
-import io.steward.operator.runtime.StewardProperties;
-import io.steward.operator.runtime.TlsCipherOrder;
+import io.steward.operator.runtime.client.TlsCipherOrder;
 import io.steward.testing.cluster.LocalCluster;
 import io.steward.testing.cluster.LocalClusterTest;
 import okhttp3.Request;

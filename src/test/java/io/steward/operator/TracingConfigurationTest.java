@@ -3,7 +3,7 @@ package io.steward.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.observation.ObservationRegistry;
-import io.steward.operator.runtime.Tracing;
+import io.steward.operator.runtime.controller.Tracing;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 

@@ -1,6 +1,6 @@
 package io.steward.operator.webapp;
 
-import io.steward.operator.runtime.BucketHash;
+import io.steward.operator.runtime.sharding.BucketHash;
 import io.steward.operator.webapp.api.WebApp;
 import java.util.LinkedHashMap;
 import java.util.Map;

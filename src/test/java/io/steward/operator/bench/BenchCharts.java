@@ -1,7 +1,7 @@
 package io.steward.operator.bench;
 
-import io.steward.operator.support.Charts;
 import io.steward.operator.support.Charts.Series;
+import io.steward.operator.support.Charts;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -56,7 +56,7 @@ final class Scaling {
     this.bench = bench;
     this.settings = bench.settings;
     this.buckets = Integer.parseInt(settings.operatorProperties().getOrDefault("steward.sharding.buckets",
-        Integer.toString(new io.steward.operator.runtime.StewardProperties.Sharding().getBuckets())));
+        Integer.toString(new io.steward.operator.StewardProperties.Sharding().getBuckets())));
   }
 
   void run() throws Exception {

@@ -9,7 +9,7 @@ import com.google.gson.JsonParser;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.util.generic.GenericKubernetesApi;
-import io.steward.operator.runtime.BucketHash;
+import io.steward.operator.runtime.sharding.BucketHash;
 import io.steward.operator.support.Crds;
 import io.steward.operator.support.WebApps;
 import io.steward.operator.webapp.api.WebApp;
@@ -58,7 +58,7 @@ class ShardSelectorIT {
   private static final int WEBAPPS = FULL ? 3000 : 300;
   private static final int REPEATS = FULL ? 20 : 3;
   /** Steward's default bucket count, with which the WebApps here are labelled as Steward would. */
-  private static final int BUCKETS = new io.steward.operator.runtime.StewardProperties.Sharding().getBuckets();
+  private static final int BUCKETS = new io.steward.operator.StewardProperties.Sharding().getBuckets();
   private static final int SHARDS = 3;
   private static final BigInteger HASH_SPACE = BigInteger.ONE.shiftLeft(64);
 

@@ -72,7 +72,7 @@ class StewardBenchmarkIT {
    * each of two or more sharded replicas cached only part of the WebApps; no assertion on any time.
    */
   /** Steward's default bucket count, which the replicas here run with. */
-  private static final int BUCKETS = new io.steward.operator.runtime.StewardProperties.Sharding().getBuckets();
+  private static final int BUCKETS = new io.steward.operator.StewardProperties.Sharding().getBuckets();
 
   private static void assertScalingRan(BenchSettings settings, BenchResults.Scaling scaling) {
     List<String> expected = new ArrayList<>();

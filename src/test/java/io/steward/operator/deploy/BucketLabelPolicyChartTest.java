@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.gson.JsonParser;
 import com.marcnuri.helm.LintResult;
-import io.steward.operator.runtime.BucketHash;
+import io.steward.operator.runtime.sharding.BucketHash;
 import io.steward.operator.support.WebAppSpecGenerator;
 import java.util.HashMap;
 import java.util.List;

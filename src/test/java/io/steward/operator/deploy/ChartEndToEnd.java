@@ -1,7 +1,5 @@
 package io.steward.operator.deploy;
 
-import io.steward.operator.support.OperatorProcess;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -12,15 +10,14 @@ import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.models.V1Lease;
 import io.kubernetes.client.openapi.models.V1Namespace;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.steward.operator.support.OperatorProcess;
 import io.steward.operator.support.WebApps;
 import io.steward.operator.webapp.api.WebApp;
 import io.steward.operator.webapp.api.WebAppStatus.Phase;
 import io.steward.testing.cluster.AuditLog;
 import io.steward.testing.cluster.LocalCluster;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

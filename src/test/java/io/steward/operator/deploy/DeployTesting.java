@@ -1,9 +1,5 @@
 package io.steward.operator.deploy;
 
-import java.nio.file.StandardCopyOption;
-import java.nio.file.Path;
-import java.nio.file.Files;
-import java.io.IOException;
 import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
@@ -13,6 +9,10 @@ import io.kubernetes.client.util.PatchUtils;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
 import io.steward.operator.deploy.ServiceAccountAccess.Request;
 import io.steward.testing.cluster.LocalCluster;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,11 +1,10 @@
 package io.steward.operator.deploy;
 
-import io.steward.operator.support.OperatorImage;
-import io.steward.operator.support.OperatorProcess;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.steward.operator.support.OperatorImage;
+import io.steward.operator.support.OperatorProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

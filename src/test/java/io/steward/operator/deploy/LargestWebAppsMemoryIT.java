@@ -5,14 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.AppsV1Api;
-import io.steward.operator.reliability.ReliabilityReport;
 import io.kubernetes.client.util.generic.KubernetesApiResponse;
+import io.steward.operator.reliability.ReliabilityReport;
 import io.steward.operator.support.EnvLimits;
 import io.steward.operator.support.OperatorProcess;
 import io.steward.operator.support.WebApps;
 import io.steward.operator.webapp.api.WebApp;
-import io.steward.operator.webapp.api.WebAppSpec;
 import io.steward.operator.webapp.api.WebAppSpec.EnvVar;
+import io.steward.operator.webapp.api.WebAppSpec;
 import io.steward.testing.cluster.LocalCluster;
 import io.steward.testing.cluster.LocalClusterTest;
 import io.steward.testing.cluster.TestNamespace;

@@ -337,7 +337,6 @@ class LifecycleIT {
     return replica.metricValues(metric).stream().mapToDouble(Double::doubleValue).sum();
   }
 
-
   private static double seconds(Duration duration) {
     return duration.toMillis() / 1000.0;
   }

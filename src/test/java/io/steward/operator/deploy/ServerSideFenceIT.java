@@ -54,7 +54,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.yaml.snakeyaml.Yaml;
 
 /**
  * The chart's server-side fence (a ValidatingAdmissionPolicy with the leader Lease as its parameter)

@@ -191,7 +191,6 @@ class PoisonIsolationIT {
     return webApp.getStatus() != null && Conditions.isTrue(webApp.getStatus().conditionsOrEmpty(), "Stalled");
   }
 
-
   /** A ValidatingAdmissionPolicy refusing Deployments with images from the banned registry in {@code ns}. */
   private static void banImagesIn(RawApi raw, String ns, String name) {
     raw.post("/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies", JsonParser.parseString("""

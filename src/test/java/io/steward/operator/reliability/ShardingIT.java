@@ -13,7 +13,7 @@ import io.kubernetes.client.openapi.models.V1Lease;
 import io.kubernetes.client.openapi.models.V1Namespace;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.steward.operator.bench.ProcStats;
-import io.steward.operator.runtime.BucketHash;
+import io.steward.operator.runtime.sharding.BucketHash;
 import io.steward.operator.support.BucketAudit;
 import io.steward.operator.support.Convergence;
 import io.steward.operator.support.Crds;
@@ -67,7 +67,7 @@ class ShardingIT {
   private static final ReliabilityReport REPORT = ReliabilityReport.shared();
   private static final String LOCAL_GUARD = System.getProperty("steward.sharding-it.local-guard", "true");
   /** Steward's default bucket count, which the replicas here run with. */
-  private static final int BUCKETS = new io.steward.operator.runtime.StewardProperties.Sharding().getBuckets();
+  private static final int BUCKETS = new io.steward.operator.StewardProperties.Sharding().getBuckets();
   private static final Duration LEASE = Duration.ofSeconds(6);
   private static final Duration QUIET = Duration.ofSeconds(10);
   private static final Map<String, String> SHORT_LEASE = Map.of("steward.leader-election.lease-duration", "6s",

@@ -1,6 +1,6 @@
 package io.steward.operator.support;
 
-import io.steward.operator.runtime.BucketHash;
+import io.steward.operator.runtime.sharding.BucketHash;
 import io.steward.testing.cluster.AuditLog;
 import java.time.Duration;
 import java.time.Instant;

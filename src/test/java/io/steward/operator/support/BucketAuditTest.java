@@ -2,7 +2,7 @@ package io.steward.operator.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.steward.operator.runtime.BucketHash;
+import io.steward.operator.runtime.sharding.BucketHash;
 import io.steward.testing.cluster.AuditLog;
 import java.io.IOException;
 import java.nio.file.Files;

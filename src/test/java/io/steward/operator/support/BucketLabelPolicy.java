@@ -10,7 +10,7 @@ import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import io.kubernetes.client.util.generic.options.CreateOptions;
 import io.steward.operator.deploy.Manifests;
 import io.steward.operator.deploy.StewardChart;
-import io.steward.operator.runtime.BucketHash;
+import io.steward.operator.runtime.sharding.BucketHash;
 import io.steward.operator.webapp.api.WebApp;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import io.kubernetes.client.custom.Quantity;
-import io.steward.operator.runtime.ControllerMetrics;
+import io.steward.operator.runtime.controller.ControllerMetrics;
 import io.steward.operator.support.Crds;
 import io.steward.operator.support.InProcessOperator;
 import io.steward.operator.support.RawApi;

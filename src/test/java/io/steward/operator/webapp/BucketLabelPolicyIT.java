@@ -7,7 +7,7 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.models.V1Namespace;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
-import io.steward.operator.runtime.BucketHash;
+import io.steward.operator.runtime.sharding.BucketHash;
 import io.steward.operator.support.BucketLabelPolicy;
 import io.steward.operator.support.Crds;
 import io.steward.operator.support.InProcessOperator;

@@ -3,7 +3,6 @@ package io.steward.operator.webapp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kubernetes.client.custom.Quantity;
 import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.AppsV1Api;
@@ -341,7 +340,7 @@ class WebAppOperatorIT {
   }
 
   private static long operatorReconciles() {
-    return operator.bean(io.steward.operator.runtime.ControllerMetrics.class).reconciles();
+    return operator.bean(io.steward.operator.runtime.controller.ControllerMetrics.class).reconciles();
   }
 
   private static boolean idleFor(LocalCluster cluster, String name, Duration quiet) {

@@ -3,9 +3,9 @@ package io.steward.operator.webapp.reconcile;
 import com.google.gson.Gson;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
-import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.common.KubernetesListObject;
 import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.openapi.models.V1ManagedFieldsEntry;
 import io.kubernetes.client.openapi.models.V1Preconditions;
 import io.kubernetes.client.openapi.models.V1Status;
@@ -14,8 +14,8 @@ import io.kubernetes.client.util.generic.KubernetesApiResponse;
 import io.kubernetes.client.util.generic.options.CreateOptions;
 import io.kubernetes.client.util.generic.options.DeleteOptions;
 import io.kubernetes.client.util.generic.options.PatchOptions;
-import io.steward.operator.runtime.Informers;
-import io.steward.operator.runtime.ReadYourWritesCache;
+import io.steward.operator.runtime.cache.OwnManagedFields;
+import io.steward.operator.runtime.cache.ReadYourWritesCache;
 import io.steward.operator.webapp.ManagedFields;
 import io.steward.operator.webapp.OwnedResource;
 import io.steward.operator.webapp.Problem;
@@ -121,7 +121,7 @@ public final class OwnedObjectSync<T extends KubernetesObject, L extends Kuberne
       for (V1ManagedFieldsEntry entry : entries) {
         boolean mainResource = entry.getSubresource() == null || entry.getSubresource().isEmpty();
         if (mainResource && FIELD_MANAGER.equals(entry.getManager()) && entry.getFieldsV1() != null) {
-          JsonElement fields = Informers.fieldsV1(entry, gson);
+          JsonElement fields = OwnManagedFields.fieldsV1(entry, gson);
           if (fields.isJsonObject()) {
             sets.add(fields.getAsJsonObject());
           }

@@ -7,7 +7,7 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CustomObjectsApi;
 import io.kubernetes.client.util.PatchUtils;
-import io.steward.operator.runtime.ReadYourWritesCache;
+import io.steward.operator.runtime.cache.ReadYourWritesCache;
 import io.steward.operator.webapp.api.WebApp;
 import io.steward.operator.webapp.api.WebAppStatus;
 

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.steward.operator.webapp.api.WebApp;
-import io.steward.operator.webapp.api.WebAppStatus;
 import io.steward.operator.webapp.api.WebAppStatus.Phase;
+import io.steward.operator.webapp.api.WebAppStatus;
 import org.junit.jupiter.api.Test;
 
 class WebAppControllerTest {
