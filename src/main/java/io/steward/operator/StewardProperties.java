@@ -17,7 +17,7 @@ import org.springframework.validation.Validator;
  * Steward's settings, under {@code steward.*}. Checked at start-up: a bad value stops the operator
  * with a message that names the property. The class checks itself (Spring Boot binds and then asks a
  * {@code @ConfigurationProperties} object that is a {@link Validator}): a handful of checks do not need
- * a Bean Validation provider, whose start-up was a tenth of Steward's.
+ * a Bean Validation provider and its start-up.
  */
 @ConfigurationProperties("steward")
 public class StewardProperties implements Validator {
@@ -127,7 +127,7 @@ public class StewardProperties implements Validator {
 
     /**
      * How long the leader keeps trying to renew before it gives up leading and exits; its term ends
-     * slightly earlier (see the README's Fencing section).
+     * slightly earlier (see docs/fencing.md).
      */
     private Duration renewDeadline = Duration.ofSeconds(10);
 

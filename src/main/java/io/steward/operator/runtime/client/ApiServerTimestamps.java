@@ -14,9 +14,8 @@ import java.time.ZoneOffset;
  * Reads timestamps as the API server writes them ({@code 2026-12-05T21:12:59Z}, with six fraction
  * digits for a MicroTime) digit by digit, and hands anything else, and every write, to client-java's
  * own adapter, so the values and errors are client-java's. client-java parses each one with a
- * {@code DateTimeFormatter} and its general resolver: every object carries several timestamps
- * (creation, each managedFields entry, conditions, Lease times), and in a profile of Steward
- * converging WebApps their parsing was about an eighth of the informers' reflector threads' CPU.
+ * {@code DateTimeFormatter} and its general resolver, a cost paid for several timestamps of every
+ * object an informer decodes (creation, each managedFields entry, conditions, Lease times).
  */
 final class ApiServerTimestamps extends TypeAdapter<OffsetDateTime> {
   private final TypeAdapter<OffsetDateTime> clientJava;

@@ -11,8 +11,7 @@ import okhttp3.OkHttpClient;
  * response compiled once. The generated client asks {@link #isJsonMime} three or four times per
  * request (the Accept and Content-Type headers, the body on both ways) with {@link String#matches},
  * which compiles the pattern each time, and escapes each path parameter with
- * {@link String#replaceAll}: in a profile of Steward converging WebApps, compiling those patterns
- * was about one percent of the operator's CPU. The answers are the generated client's.
+ * {@link String#replaceAll}. The answers are the generated client's.
  */
 public final class PrecompiledPatternsApiClient extends ApiClient {
   /** The generated client's own pattern for a JSON media type. */

@@ -17,24 +17,11 @@ import java.util.function.Predicate;
 
 /**
  * client-java's {@link DefaultRateLimitingQueue} (de-duplicating, rate-limited) with client-go's
- * work-queue metrics, fair turns between namespaces, and a low-priority lane, as in
- * controller-runtime's default priority queue.
- *
- * <p>Items wait in lanes here and enter the parent queue only while it holds fewer than
- * {@code depth} items, so its own first-in-first-out order decides little:
- * <ul>
- *   <li>Normal items (a change someone made, a new object, a retry) wait in one lane per namespace,
- *       and the lanes take turns. A change in one namespace then waits behind a few items of each
- *       busy namespace, not behind the thousand new objects another namespace just created, as the
- *       API server's fair queuing serves its flows.
- *   <li>Low-priority items (the initial list, re-lists, the periodic resync: state Steward has most
- *       likely handled already) wait in their own lane, in order, and enter only when no normal item
- *       waits. As in controller-runtime, they wait for as long as normal ones keep the queue full.
- * </ul>
- * Lane items count in {@link #length()} and in the queue metrics from the moment they were added.
- *
- * <p>Delayed adds are scheduled here rather than in the parent, whose delay loop adds through
- * {@code super.add} and so would bypass the lanes and the accounting.
+ * work-queue metrics, fair turns between namespaces and a low-priority lane, as controller-runtime's
+ * priority queue has. Items wait in lanes here and enter the parent queue only while it holds fewer
+ * than {@code depth}: normal items (changes, new objects, retries) in one lane per namespace, the
+ * lanes taking turns; low-priority items (initial list, re-lists, resync) only when no normal one
+ * waits. Delayed adds are scheduled here, since the parent's delay loop would bypass the lanes.
  */
 public final class InstrumentedWorkQueue extends DefaultRateLimitingQueue<Request> {
   private final RateLimiter<Request> rateLimiter;

@@ -20,41 +20,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * client-java's Lease lock, wrapped so that client-java's {@code LeaderElector} keeps running the
- * campaign and the renewals while the monotonic clock decides what they may do:
+ * client-java's Lease lock, wrapped so that client-java's {@code LeaderElector} keeps campaigning and
+ * renewing while the monotonic clock decides what it may do: each successful write naming this
+ * replica extends its {@link LeaseTerm} from the instant it was sent; another holder's Lease is taken
+ * only once this replica has seen it unchanged for a lease duration; a release ends the term before
+ * it is sent, and nothing naming this replica is written after the term ended; and the Lease is taken
+ * only while no {@link RivalLeases rival Lease} (a sharded replica's bucket) is held.
  *
- * <ul>
- *   <li>every successful write that names this replica as holder extends its {@link LeaseTerm}
- *       from the instant the request was sent;
- *   <li>taking the Lease from another holder is refused unless this replica has seen that holder's
- *       record unchanged for a whole lease duration by the monotonic clock (the elector judges
- *       expiry by the wall clock, which a clock step moves);
- *   <li>a release (an empty holder) ends the term before it is sent, and once the term has ended
- *       (a loss, a stop) nothing naming this replica is written again;
- *   <li>the Lease is taken only while no {@link RivalLeases rival Lease} (a sharded replica's bucket)
- *       is held, and kept only if none was taken while it was being written: a leader and sharded
- *       replicas never write side by side during a switch between the modes.
- * </ul>
- *
- * The elector and {@link LeaseCampaign} share one lock. Renewals are not serialised: client-java's
- * elector abandons (interrupts) an attempt that outlasts its retry period, and a campaign renewal
- * must not queue behind it. Takes are, from the first check to the term granted or the Lease given
- * back: a take on one thread must not turn the other thread's write, not yet checked, into
- * leadership, nor give back the Lease the other thread's take was granted. A write of a Lease naming
- * this replica is a renewal only while the term is valid; otherwise it is a take, checked as one.
- * Concurrent writes are safe: each carries the resourceVersion its own thread read, so the API
- * server lets one through and refuses the other (409). client-java's
- * {@code LeaseLock} keeps the last Lease read or written in one field for all its callers, so each
- * calling thread gets a lock of its own: with one shared lock, a take judged on one thread's read
- * of a free Lease went out with the version another thread had just read, and overwrote the
- * replica that had taken it in between. For the same reason each write is judged on what its own
- * thread read last, never on another thread's read, which may have been answered later but be older.
- *
- * <p>A holder renews without reading the Lease first, as client-go's elector does: while its term
- * is valid, a thread whose last write named this replica is answered that record instead of a read.
- * client-java's lock sends the resourceVersion that write was answered with, so the renewal goes
- * through only if no one has written the Lease since; a refused or failed write makes the thread's
- * next attempt read the Lease again.
+ * <p>Each calling thread (the elector's, the {@link LeaseCampaign}'s) gets a client-java lock of its
+ * own and is judged on its own last read: one shared lock sent one thread's take with another's
+ * version. Takes are serialised, renewals are not. A holder renews without reading first, as
+ * client-go does. Why each rule is needed: docs/fencing.md.
  */
 public final class FencedLeaseLock implements Lock {
   private static final Logger log = LoggerFactory.getLogger(FencedLeaseLock.class);

@@ -25,24 +25,12 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Runs the operator: informers on every replica (a warm standby), the controller's workers only on
- * the leader.
- *
- * <ul>
- *   <li>Start: informers start; the elector campaigns for the Lease (or, with leader election off,
- *       the controller starts at once). On winning, the controller waits for the caches, then works.
- *   <li>Graceful stop (SIGTERM, context close): stop taking work; with leader election, end the
- *       term, wait for the writes already sent and release the Lease so a standby takes over at
- *       once (see {@link #handOver}); without it, let running reconciles finish (bounded by
- *       steward.shutdown-timeout). Stop the informers. Exit code 0.
- *   <li>Term lost (the Lease could not be renewed in time, or the process was frozen past its
- *       term): every write is already refused by the {@link WriteFence}; running reconciles are
- *       abandoned, not awaited, and the process exits non-zero within {@link #EXIT_BOUND}, so the
- *       pod restarts clean. client-java's elector never campaigns again, and a controller whose
- *       queue was shut down cannot restart.
- *   <li>Sharded mode ({@link BucketOwnership}): no leader; the controller runs on every replica once
- *       the caches have synced, and works only on the buckets this replica owns. Losing a bucket
- *       stops its work, not the process. A graceful stop releases every bucket as a hand-over.
- * </ul>
+ * the leader, or in sharded mode on every replica for the buckets it owns ({@link BucketOwnership}).
+ * A graceful stop (SIGTERM) takes no more work, ends the term, waits for the writes already sent and
+ * releases the Lease, so a standby takes over at once ({@link #handOver}); without leader election
+ * it lets running reconciles finish. A lost term ends the process non-zero within {@link #EXIT_BOUND},
+ * its writes already refused by the {@link WriteFence}, so the pod restarts as a clean candidate
+ * (client-java's elector never campaigns again).
  */
 public final class OperatorLifecycle implements SmartLifecycle, LeaderElection.Listener {
   private static final Logger log = LoggerFactory.getLogger(OperatorLifecycle.class);

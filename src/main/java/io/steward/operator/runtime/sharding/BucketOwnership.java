@@ -5,7 +5,6 @@ import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoordinationV1Api;
 import io.kubernetes.client.openapi.models.V1Lease;
 import io.kubernetes.client.openapi.models.V1LeaseSpec;
-import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -18,10 +17,8 @@ import io.steward.operator.runtime.support.Daemons;
 import io.steward.operator.runtime.support.LogSafe;
 import java.time.Duration;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -47,41 +44,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sharded mode: which buckets this replica owns, kept in Leases.
- *
- * <ul>
- *   <li><b>Membership:</b> every replica renews a member Lease of its own ({@code steward-member-<identity>}).
- *       A member is live while its record was seen changing within a lease duration, judged by this
- *       replica's monotonic clock from the moment it saw the change (as client-go's elector judges
- *       expiry), never by the writer's timestamps.
- *   <li><b>Assignment:</b> {@link BucketAssignment} over the live members says who should own each bucket.
- *   <li><b>Ownership:</b> a Lease per bucket ({@code steward-bucket-<n>}). A replica takes a bucket only when
- *       it is the desired owner and the Lease is free: absent, released (empty holder) or unchanged for a
- *       whole lease duration by the monotonic clock. Each write carries the resourceVersion it read, so
- *       two replicas cannot both take it. Each owned bucket has its own {@link LeaseTerm}, granted from
- *       the send instant of each successful Lease write. A Lease is written again once half its term
- *       has passed ({@link #renewalDue}), member Leases too, not every round.
- *   <li><b>Hand-over:</b> a bucket whose desired owner is now someone else is released: its work is
- *       refused from then on ({@link #accepts}), its term ends (writes of passes still running are
- *       refused: they are abandoned, and the next owner redoes them), the writes already sent are
- *       awaited, and only then is the Lease's holder emptied, naming the replica it is released for
- *       ({@link #RELEASED_FOR}). That replica may take it at once, even in the first rounds of
- *       membership in which it takes nothing else.
- *   <li>Losing a bucket (its term ran out, someone else holds the Lease) only stops its work; the
- *       process goes on with its other buckets and campaigns again.
- * </ul>
- *
- * One thread runs a round every retry period: one list of the shard Leases, then the writes due for
- * each bucket, sent side by side ({@link #LEASE_WRITERS} at a time): one after another, a replica holding
- * all the buckets on a loaded API server would take longer than a term to renew them all. A round
- * waits for its takes (their terms are granted after a second read of the leader Lease) but not for
- * its renewals, so that a round due at another replica's expiry starts on time. A watch
- * of the same Leases ({@link ShardLeaseWatch}) sees renewals between rounds, so that expiry is
- * judged from when a renewal arrived rather than from the next list.
+ * Sharded mode: which buckets this replica owns, kept in a Lease per bucket
+ * ({@code steward-bucket-<n>}). Every retry period (and as soon as another replica's Lease expires)
+ * a round lists the shard Leases, renews this replica's membership ({@link ShardMembership}), assigns
+ * the buckets over the live members ({@link BucketAssignment}) and, for each bucket: takes it when this
+ * replica is its desired owner and its Lease is free; renews it once half its term has passed
+ * ({@link #renewalDue}); or hands it over, ending its term and awaiting the writes already sent before
+ * the Lease is released, naming the replica it is released for ({@link #RELEASED_FOR}). Each owned
+ * bucket has its own {@link LeaseTerm}. Losing a bucket stops only its work. Lease writes of a round
+ * go out side by side ({@link #LEASE_WRITERS}); a watch ({@link ShardLeaseWatch}) sees renewals
+ * between rounds. The protocol and why it is safe: docs/sharding.md.
  */
 public final class BucketOwnership implements BucketGate.OwnedBuckets {
   private static final Logger log = LoggerFactory.getLogger(BucketOwnership.class);
-  static final String MEMBER_PREFIX = "steward-member-";
   static final String BUCKET_PREFIX = "steward-bucket-";
   /**
    * Periodic rounds of membership only after start, so that replicas starting together see each other
@@ -143,6 +118,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   private final AtomicLongArray writeEndedAt;
   private final LeaseExpiry expiry;
   private final Map<String, Counter> moves = new HashMap<>();
+  private final ShardMembership membership;
   private final AtomicBoolean earlyRoundPending = new AtomicBoolean();
   private ShardLeaseWatch watch;
   private volatile Map<Integer, String> assignment = Map.of();
@@ -153,8 +129,6 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   /** Leases other replicas hold, as the last round read them: the next round comes when the first expires. */
   private List<String> heldByOthers = List.of();
   private String yieldingTo = "";
-  /** When the last successful write of this replica's member Lease was sent, by the monotonic clock. */
-  private OptionalLong memberWrittenAt = OptionalLong.empty();
 
   /**
    * @param localGuard false only in tests: then {@link #accepts} ignores whether the bucket's term is
@@ -183,6 +157,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     rounds.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     this.thread = rounds;
     this.expiry = new LeaseExpiry(leaseDuration, System::nanoTime);
+    this.membership = new ShardMembership(leases, namespace, identity, expiry, terms.termLength(), leaseDuration);
     this.writeEndedAt = new AtomicLongArray(terms.buckets());
     long start = expiry.now(); // before any round's read: no bucket skipped for it
     for (int bucket = 0; bucket < terms.buckets(); bucket++) {
@@ -351,13 +326,13 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
       heldByOthers = byName.entrySet().stream()
           .filter(e -> !Leases.holder(e.getValue()).isEmpty() && !identity.equals(Leases.holder(e.getValue())))
           .map(Map.Entry::getKey).toList();
-      renewMembership(byName.get(MEMBER_PREFIX + identity));
+      membership.renew(byName);
       // Read after the bucket Leases: a leader that took its Lease before this read sees, if it
       // re-reads the buckets, whatever this round takes.
       RivalLeases.Reading leader = leaderLease.read();
       yieldTo(leader);
-      List<String> live = live(byName);
-      emptyExpiredMembers(byName);
+      List<String> live = membership.live(byName);
+      membership.emptyExpired(byName);
       liveMembers = live;
       Map<Integer, String> desired = BucketAssignment.assign(terms.buckets(), live);
       assignment = desired;
@@ -476,17 +451,6 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     return next;
   }
 
-  private List<String> live(Map<String, V1Lease> byName) {
-    TreeSet<String> live = new TreeSet<>();
-    live.add(identity);
-    byName.forEach((name, lease) -> {
-      if (name.startsWith(MEMBER_PREFIX) && !Leases.holder(lease).isEmpty() && !expiry.expired(name)) {
-        live.add(Leases.holder(lease));
-      }
-    });
-    return List.copyOf(live);
-  }
-
   /** Whether the Lease's last holder released it for {@code replica}. */
   static boolean releasedFor(String replica, V1Lease lease, String holder) {
     return lease != null && holder.isEmpty() && lease.getMetadata().getAnnotations() != null
@@ -505,64 +469,6 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   private boolean isFree(V1Lease lease, String holder) {
     return lease == null || holder.isEmpty() || holder.equals(identity)
         || expiry.expired(lease.getMetadata().getName());
-  }
-
-  /**
-   * Empties the member Lease of a replica that died without emptying it (killed, its node lost), as
-   * its graceful stop would have. A replica that starts later has seen nothing of that Lease, so it
-   * would count the dead one live for its first lease duration, assign it buckets, and take none of
-   * those meanwhile. The write carries the version read: should the member renew first, it fails.
-   */
-  private void emptyExpiredMembers(Map<String, V1Lease> byName) {
-    byName.forEach((name, lease) -> {
-      String holder = Leases.holder(lease);
-      if (name.startsWith(MEMBER_PREFIX) && !name.equals(MEMBER_PREFIX + identity) && !holder.isEmpty()
-          && expiry.expired(name)) {
-        lease.getSpec().holderIdentity("");
-        try {
-          leases.replaceNamespacedLease(name, namespace, lease).execute();
-          log.info("Member Lease {} of {} expired; emptied, as its graceful stop would have", name, holder);
-        } catch (ApiException e) {
-          log.debug("Member Lease {} not emptied (HTTP {})", name, e.getCode());
-        }
-      }
-    });
-  }
-
-  /**
-   * Writes this replica's member Lease when it is absent, names no one (emptied after a pause, say)
-   * or is due as a bucket's would be ({@link #renewalDue}): the others count a member live while its
-   * Lease changes within a lease duration, which is longer than a term.
-   */
-  private void renewMembership(V1Lease lease) throws ApiException {
-    String name = MEMBER_PREFIX + identity;
-    long sentAt = expiry.now();
-    if (lease == null) {
-      leases.createNamespacedLease(namespace, newLease(name, "member", null)).execute();
-      memberWrittenAt = OptionalLong.of(sentAt);
-    } else if (!identity.equals(Leases.holder(lease)) || memberWrittenAt.isEmpty() || renewalDue(
-        terms.termLength().minus(Duration.ofNanos(sentAt - memberWrittenAt.getAsLong())), terms.termLength())) {
-      lease.getSpec().holderIdentity(identity).renewTime(now())
-          .leaseDurationSeconds((int) leaseDuration.toSeconds());
-      try {
-        leases.replaceNamespacedLease(name, namespace, lease).execute();
-        memberWrittenAt = OptionalLong.of(sentAt);
-      } catch (ApiException e) {
-        log.debug("Member Lease {} not renewed (HTTP {})", name, e.getCode());
-      }
-    }
-  }
-
-  private V1Lease newLease(String name, String kind, Integer bucket) {
-    Map<String, String> labels = new LinkedHashMap<>();
-    labels.put(Leases.SHARD_LEASE_LABEL, kind);
-    if (bucket != null) {
-      labels.put(BucketHash.LABEL, Integer.toString(bucket));
-    }
-    OffsetDateTime now = now();
-    return new V1Lease().metadata(new V1ObjectMeta().name(name).namespace(namespace).labels(labels))
-        .spec(new V1LeaseSpec().holderIdentity(identity).acquireTime(now).renewTime(now)
-            .leaseDurationSeconds((int) leaseDuration.toSeconds()).leaseTransitions(0));
   }
 
   /** What a round does with a bucket this replica owns. */
@@ -634,7 +540,8 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
     V1Lease written;
     try {
       if (lease == null) {
-        written = leases.createNamespacedLease(namespace, newLease(bucketLease(bucket), "bucket", bucket)).execute();
+        written = leases.createNamespacedLease(namespace,
+            ShardLeases.newLease(bucketLease(bucket), namespace, identity, "bucket", bucket, leaseDuration)).execute();
       } else {
         V1LeaseSpec spec = lease.getSpec();
         markReleasedFor(lease, null);
@@ -774,7 +681,7 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
       for (V1Lease lease : leases.listNamespacedLease(namespace).labelSelector(Leases.SHARD_LEASE_LABEL).execute().getItems()) {
         String name = lease.getMetadata().getName();
         boolean myBucket = name.startsWith(BUCKET_PREFIX) && identity.equals(Leases.holder(lease));
-        if (myBucket || name.equals(MEMBER_PREFIX + identity)) {
+        if (myBucket || name.equals(membership.leaseName())) {
           lease.getSpec().holderIdentity("").renewTime(now());
           leases.replaceNamespacedLease(name, namespace, lease).execute();
           if (myBucket) {
@@ -790,6 +697,6 @@ public final class BucketOwnership implements BucketGate.OwnedBuckets {
   }
 
   private static OffsetDateTime now() {
-    return OffsetDateTime.now(ZoneOffset.UTC);
+    return ShardLeases.now();
   }
 }

@@ -15,8 +15,7 @@ import java.util.Map;
  *
  * <p>A new WebApp's first objects are created silently: its status already says it is being created
  * and rolled out, and an Event is a write like any other, a fourth for every new WebApp on top of the
- * three that make it (in the benchmark, one Event per WebApp cost 7 to 20 % of the API server's
- * throughput). What Steward changes later, re-creating an object someone deleted included, is news.
+ * three that make it. What Steward changes later, re-creating an object someone deleted included, is news.
  */
 public final class WebAppEvents {
   /** One owned object a pass created, updated or deleted. */
