@@ -84,6 +84,11 @@ rootfs runtime openjdk-17-jre-headless
 image runtime-base localhost/steward-runtime-base:17 "$work/runtime"
 rm -rf "$work/runtime"
 rootfs build openjdk-17-jdk-headless maven
+# Maven in the build stage trusts what the host's Java trusts (STEWARD_BUILD_CACERTS, default the
+# host's Java trust store): where HTTPS goes through an intercepting proxy, as on the project's
+# machines, Debian's own trust store refuses Maven Central's certificate ("transfer failed").
+cacerts=${STEWARD_BUILD_CACERTS:-/etc/ssl/certs/java/cacerts}
+if [ -f "$cacerts" ]; then cp "$cacerts" "$work/build/etc/ssl/certs/java/cacerts"; log "build: Java trust store from $cacerts"; fi
 image build-base localhost/steward-build-base:17 "$work/build"
 rm -rf "$work/build" "$work/base"
 
