@@ -221,6 +221,7 @@ down() {
   BIN=$(cat "$DIR/bin" 2>/dev/null || true)
   stop_pid kube-proxy
   stop_pid kubelet
+  if [ -f "$DIR/buildkitd.pid" ]; then mv "$DIR/buildkitd.pid" "$DIR/pids/buildkitd"; stop_pid buildkitd; fi   # image.sh's
   if [ -n "$BIN" ] && [ -S "$DIR/containerd/containerd.sock" ]; then
     # Stop and remove every pod sandbox (and so its containers and its CNI set-up).
     "$BIN/crictl" --runtime-endpoint "unix://$DIR/containerd/containerd.sock" rmp -fa > /dev/null 2>&1 || true

@@ -32,6 +32,9 @@ func main() {
 		os.Exit(2)
 	}
 	component, args := os.Args[1], os.Args[2:]
+	// client-go names the user agent (and so every managedFields manager and audit entry) after
+	// argv[0]: make it the component's name, not this binary's.
+	os.Args = append([]string{component}, args...)
 	exitWhenParentGoes()
 
 	switch component {
