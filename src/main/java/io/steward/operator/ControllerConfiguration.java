@@ -36,7 +36,8 @@ public class ControllerConfiguration {
   Informers informers(SharedInformerFactory factory, OperatorClients clients, StewardProperties properties,
       MeterRegistry registry) {
     return new Informers(factory, clients.watches(), properties.getNamespaces(), OwnedObjectSync.FIELD_MANAGER,
-        Informers.LIST_WATCH_GRACE, registry, properties.getSharding().isEnabled() ? BucketInformers.UNBUCKETED : null);
+        Informers.LIST_WATCH_GRACE, registry, properties.getSharding().isEnabled() ? BucketInformers.UNBUCKETED : null,
+        properties.isStreamingLists());
   }
 
   @Bean

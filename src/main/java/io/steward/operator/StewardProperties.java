@@ -49,6 +49,13 @@ public class StewardProperties implements Validator {
    */
   private TlsCipherOrder tlsCipherOrder = TlsCipherOrder.AUTO;
 
+  /**
+   * Whether informers list with a streaming watch ({@code sendInitialEvents}) where the API server
+   * offers it (Kubernetes 1.32, and 1.34 or newer, by default); false lists page by page, as Steward
+   * does by itself where the API server refuses the streaming watch.
+   */
+  private boolean streamingLists = true;
+
   /** How long shutdown waits for running reconciles to finish. */
   private Duration shutdownTimeout = Duration.ofSeconds(20);
 
@@ -216,6 +223,8 @@ public class StewardProperties implements Validator {
   public TlsCipherOrder getTlsCipherOrder() { return tlsCipherOrder; }
   public void setTlsCipherOrder(TlsCipherOrder tlsCipherOrder) { this.tlsCipherOrder = tlsCipherOrder; }
   public Duration getShutdownTimeout() { return shutdownTimeout; }
+  public boolean isStreamingLists() { return streamingLists; }
+  public void setStreamingLists(boolean streamingLists) { this.streamingLists = streamingLists; }
   public void setShutdownTimeout(Duration shutdownTimeout) { this.shutdownTimeout = shutdownTimeout; }
   public LeaderElection getLeaderElection() { return leaderElection; }
   public Fencing getFencing() { return fencing; }

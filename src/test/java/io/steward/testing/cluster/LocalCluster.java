@@ -51,6 +51,8 @@ import javax.net.ssl.X509TrustManager;
 public final class LocalCluster implements AutoCloseable {
   public enum Shape { API, FULL }
 
+  /** A user in system:masters whose watches the audit log records too, each once it has ended. */
+  public static final String WATCHES_AUDITED = "steward-watches-audited";
   /** The Kubernetes user this cluster's admin credentials authenticate as. */
   public static final String ADMIN_USER = "steward-admin";
   public static final int FAKE_NODES = 2;
@@ -86,7 +88,7 @@ public final class LocalCluster implements AutoCloseable {
   private final Thread shutdownHook = new Thread(this::stopAll, "local-cluster-shutdown");
   private Shape shape = Shape.API;
 
-  private LocalCluster(Path dir) {
+  private LocalCluster(Path dir, List<String> featureGates) {
     this.dir = dir.toAbsolutePath();
     this.binary = ControlPlaneBinary.get();
     deleteRecursively(this.dir);
@@ -123,7 +125,7 @@ public final class LocalCluster implements AutoCloseable {
         // GenericWorkload, beta and off by default in 1.37: adds spec.schedulingGroup to Pod specs, a
         // field client-java 25's models do not know, so tests can show Steward coping with a newer API
         // server. ShardedListAndWatch, alpha: list and watch by hash range (ShardSelectorIT).
-        "--feature-gates=GenericWorkload=true,ShardedListAndWatch=true",
+        "--feature-gates=" + String.join(",", featureGates(featureGates)),
         "--audit-policy-file=" + writeAuditPolicy(), "--audit-log-path=" + auditLog,
         "--audit-log-format=json", "--audit-log-maxsize=0"), logs);
     this.kubeconfig = writeKubeconfig(ADMIN_USER, MASTERS);
@@ -132,7 +134,15 @@ public final class LocalCluster implements AutoCloseable {
 
   /** Starts a cluster of the given shape in {@code dir}, which is emptied first. */
   public static LocalCluster start(Shape shape, Path dir) {
-    LocalCluster cluster = new LocalCluster(dir);
+    return start(shape, dir, List.of());
+  }
+
+  /**
+   * As {@link #start(Shape, Path)}, with more of the API server's feature gates set
+   * ({@code WatchList=false}, say): a cluster of a test's own, for behaviour the shared one lacks.
+   */
+  public static LocalCluster start(Shape shape, Path dir, List<String> featureGates) {
+    LocalCluster cluster = new LocalCluster(dir, featureGates);
     Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
     try {
       cluster.startCore();
@@ -174,6 +184,13 @@ public final class LocalCluster implements AutoCloseable {
     createFakeNodes();
     kwok.start(this::fakeNodesReady, READY_TIMEOUT);
     shape = Shape.FULL;
+  }
+
+  /** The API server's feature gates: the suite's own, then {@code more}, which win. */
+  private static List<String> featureGates(List<String> more) {
+    List<String> gates = new ArrayList<>(List.of("GenericWorkload=true", "ShardedListAndWatch=true"));
+    gates.addAll(more);
+    return gates;
   }
 
   public Shape shape() {
@@ -400,7 +417,8 @@ public final class LocalCluster implements AutoCloseable {
 
   private Path writeAuditPolicy() {
     // Mutations and direct reads by every client except the control plane's own components;
-    // watches and health probes are left out to keep the log small.
+    // watches and health probes are left out to keep the log small, but for the watches of one user
+    // (WATCHES_AUDITED), logged when they end.
     String policy = """
         apiVersion: audit.k8s.io/v1
         kind: Policy
@@ -408,6 +426,9 @@ public final class LocalCluster implements AutoCloseable {
         rules:
           - level: None
             users: ["system:kube-controller-manager", "system:kube-scheduler", "kwok", "system:apiserver"]
+          - level: Metadata
+            verbs: ["watch"]
+            users: ["%s"]
           - level: None
             verbs: ["watch"]
           - level: None
@@ -417,7 +438,7 @@ public final class LocalCluster implements AutoCloseable {
             verbs: ["create", "update", "patch"]
             resources: [{group: "coordination.k8s.io", resources: ["leases"]}]
           - level: Metadata
-        """;
+        """.formatted(WATCHES_AUDITED);
     return write(dir.resolve("audit-policy.yaml"), policy);
   }
 

@@ -48,6 +48,7 @@ public final class Informers {
   private final OwnManagedFields managedFields;
   private final Duration listWatchGrace;
   private final String requirement;
+  private final StreamingListerWatcher.Mode listMode;
   private final List<ListWatchHealth> health = new ArrayList<>();
   private final Map<WatchedKind<?, ?>, KindInformer<?>> kinds = new LinkedHashMap<>();
   private final CompletableFuture<Void> synced = new CompletableFuture<>();
@@ -74,7 +75,17 @@ public final class Informers {
    */
   public Informers(SharedInformerFactory primary, ApiClient client, List<String> namespaces, String fieldManager,
       Duration listWatchGrace, MeterRegistry registry, String requirement) {
+    this(primary, client, namespaces, fieldManager, listWatchGrace, registry, requirement, true);
+  }
+
+  /**
+   * @param streamingLists list with a streaming watch where the API server offers it
+   *     ({@link StreamingListerWatcher}); false: page by page, as where it does not
+   */
+  public Informers(SharedInformerFactory primary, ApiClient client, List<String> namespaces, String fieldManager,
+      Duration listWatchGrace, MeterRegistry registry, String requirement, boolean streamingLists) {
     InformerStopLogFilter.install();
+    this.listMode = new StreamingListerWatcher.Mode(streamingLists);
     this.client = client;
     this.registry = registry;
     this.managedFields = new OwnManagedFields(fieldManager, client.getJSON().getGson());
@@ -108,8 +119,8 @@ public final class Informers {
           Clock.systemUTC());
       bindMetrics(check);
       SharedIndexInformer<T> informer = scope.factory().sharedIndexInformerFor(
-          recheckingSyncOnWatch(check.listerWatcher(client, selected.listCalls(client, scope.namespace()),
-              kind.type(), kind.listType())), kind.type(), 0, check.exceptionHandler());
+          recheckingSyncOnWatch(new StreamingListerWatcher<>(client, selected, scope.namespace(), check, listMode)),
+          kind.type(), 0, check.exceptionHandler());
       informer.setTransform(object -> beforeCaching(kind, object));
       Gauge.builder("steward_informer_synced", informer, i -> i.hasSynced() ? 1 : 0)
           .description("1 once the informer has completed its first list").tag("informer", check.name())
@@ -134,8 +145,8 @@ public final class Informers {
       ListWatchHealth check = new ListWatchHealth(kind.plural() + " of " + what + " in " + where(scope.namespace()),
           listWatchGrace, Clock.systemUTC());
       SharedIndexInformer<T> informer = new DefaultSharedIndexInformer<T, L>(kind.type(),
-          check.listerWatcher(client, selected.listCalls(client, scope.namespace()), kind.type(), kind.listType()), 0,
-          new Cache<>(), check.exceptionHandler());
+          new StreamingListerWatcher<>(client, selected, scope.namespace(), check, listMode), 0, new Cache<>(),
+          check.exceptionHandler());
       informer.setTransform(object -> beforeCaching(kind, object));
       byScope.put(scope.namespace(), informer);
     }

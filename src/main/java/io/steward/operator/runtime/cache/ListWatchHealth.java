@@ -1,21 +1,12 @@
 package io.steward.operator.runtime.cache;
 
-import com.google.gson.reflect.TypeToken;
-import io.kubernetes.client.common.KubernetesListObject;
 import io.kubernetes.client.common.KubernetesObject;
-import io.kubernetes.client.informer.ListerWatcher;
-import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
-import io.kubernetes.client.util.CallGenerator;
-import io.kubernetes.client.util.CallGeneratorParams;
-import io.kubernetes.client.util.Watch;
-import io.kubernetes.client.util.Watchable;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
-import okhttp3.Call;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,26 +82,6 @@ public final class ListWatchHealth {
 
   public <T extends KubernetesObject> BiConsumer<Class<T>, Throwable> exceptionHandler() {
     return (type, error) -> failed(error);
-  }
-
-  /** client-java's lister-watcher for a call generator, which also reports each successful list. */
-  public <T extends KubernetesObject, L extends KubernetesListObject> ListerWatcher<T, L> listerWatcher(
-      ApiClient client, CallGenerator calls, Class<T> type, Class<L> listType) {
-    return new ListerWatcher<>() {
-      @Override
-      public L list(CallGeneratorParams params) throws ApiException {
-        L list = client.<L>execute(calls.generate(params), listType).getData();
-        listed();
-        return list;
-      }
-
-      @Override
-      public Watchable<T> watch(CallGeneratorParams params) throws ApiException {
-        Call call = calls.generate(params);
-        return Watch.createWatch(client, client.getHttpClient().newCall(call.request()),
-            TypeToken.getParameterized(Watch.Response.class, type).getType());
-      }
-    };
   }
 
   private static String describe(Throwable error) {

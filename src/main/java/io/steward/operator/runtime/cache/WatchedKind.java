@@ -5,7 +5,6 @@ import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.Pair;
-import io.kubernetes.client.util.CallGenerator;
 import io.kubernetes.client.util.generic.GenericKubernetesApi;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -48,26 +47,19 @@ public record WatchedKind<T extends KubernetesObject, L extends KubernetesListOb
   }
 
   /**
-   * The informer's list and watch requests for one namespace ({@link Informers#ALL_NAMESPACES}: all of
-   * them): one request shape for every kind, built as client-java's generated APIs build theirs.
+   * A GET of this kind's collection in {@code namespace} ({@link Informers#ALL_NAMESPACES}: in all of
+   * them) with its label selector and {@code query} (null values left out), built as client-java's
+   * generated APIs build theirs: one request shape for every kind.
    */
-  CallGenerator listCalls(ApiClient client, String namespace) {
+  okhttp3.Call call(ApiClient client, String namespace, Map<String, Object> query) throws ApiException {
     String path = (group.isEmpty() ? "/api/" + version : "/apis/" + group + "/" + version)
         + (namespace.equals(Informers.ALL_NAMESPACES) ? "" : "/namespaces/" + client.escapeString(namespace))
         + "/" + plural;
-    return params -> {
-      List<Pair> query = new ArrayList<>();
-      if (watchBookmarks) {
-        query.addAll(client.parameterToPair("allowWatchBookmarks", true));
-      }
-      query.addAll(client.parameterToPair("labelSelector", labelSelector));
-      query.addAll(client.parameterToPair("resourceVersion", params.resourceVersion));
-      query.addAll(client.parameterToPair("timeoutSeconds", params.timeoutSeconds));
-      query.addAll(client.parameterToPair("watch", params.watch));
-      Map<String, String> headers = new HashMap<>();
-      headers.put("Accept", client.selectHeaderAccept(new String[] {"application/json", "application/json;stream=watch"}));
-      return buildGet(client, path, query, headers);
-    };
+    List<Pair> pairs = new ArrayList<>(client.parameterToPair("labelSelector", labelSelector));
+    query.forEach((name, value) -> pairs.addAll(client.parameterToPair(name, value)));
+    Map<String, String> headers = new HashMap<>();
+    headers.put("Accept", client.selectHeaderAccept(new String[] {"application/json", "application/json;stream=watch"}));
+    return buildGet(client, path, pairs, headers);
   }
 
   private static okhttp3.Call buildGet(ApiClient client, String path, List<Pair> query, Map<String, String> headers)
