@@ -120,7 +120,7 @@ class MonitoringIT {
       await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
         List<String> requests = operator.actuator("prometheus").body().lines()
             .filter(l -> l.startsWith("steward_api_requests_seconds_count{")).toList();
-        assertThat(requests).anySatisfy(l -> assertThat(l).contains("resource=\"webapps.steward.io\"", "verb=\"list\""))
+        assertThat(requests).anySatisfy(l -> assertThat(l).contains("resource=\"leases.coordination.k8s.io\"", "verb=\"list\""))
             .anySatisfy(l -> assertThat(l).contains("resource=\"webapps.steward.io\"", "verb=\"watch\""))
             .anySatisfy(l -> assertThat(l).contains("resource=\"webapps.steward.io/status\"", "verb=\"patch\"", "status=\"200\""))
             .anySatisfy(l -> assertThat(l).contains("resource=\"deployments.apps\"", "verb=\"create\"", "status=\"201\""))

@@ -29,13 +29,13 @@ public final class WebAppController {
   public static final WatchedKind<WebApp, WebAppList> WEBAPPS = new WatchedKind<>(WebApp.class, WebAppList.class,
       WebApp.GROUP, WebApp.VERSION, WebApp.PLURAL, WebApp.KIND, null, true);
   /**
-   * Only what carries Steward's label, which keeps the cache to what Steward owns. No watch
-   * bookmarks: a bookmark's object is an empty Deployment whose spec.selector is null, which
-   * client-java 25's model validation rejects ("Not a JSON Object: null" in V1LabelSelector); the
-   * watch then fails and the informer re-lists every Deployment at each of the API server's bookmarks.
+   * Only what carries Steward's label, which keeps the cache to what Steward owns. A bookmark's
+   * object is an empty Deployment whose spec.selector is null, which client-java's own model
+   * validation rejects; the runtime's lenient decoding reads it, so Deployments get bookmarks too,
+   * and a watch resumed after the server ended it starts from a recent version, not a re-list.
    */
   public static final WatchedKind<V1Deployment, V1DeploymentList> DEPLOYMENTS = new WatchedKind<>(V1Deployment.class,
-      V1DeploymentList.class, "apps", "v1", "deployments", "Deployment", WebAppLabels.OWNED_SELECTOR, false);
+      V1DeploymentList.class, "apps", "v1", "deployments", "Deployment", WebAppLabels.OWNED_SELECTOR, true);
   public static final WatchedKind<V1Service, V1ServiceList> SERVICES = new WatchedKind<>(V1Service.class,
       V1ServiceList.class, "", "v1", "services", "Service", WebAppLabels.OWNED_SELECTOR, true);
 

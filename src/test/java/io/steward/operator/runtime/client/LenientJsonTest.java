@@ -28,6 +28,29 @@ class LenientJsonTest {
            "containers":[{"name":"app","image":"nginx","resources":{"limits":{"memory":"128Mi"}}}]}}}}
       """;
 
+  /** A watch bookmark as the API server sends one for Deployments: an empty object, spec.selector null. */
+  private static final String DEPLOYMENT_BOOKMARK = """
+      {"type":"BOOKMARK","object":{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"resourceVersion":"123",
+       "creationTimestamp":null,"annotations":{"k8s.io/initial-events-end":"true"}},
+       "spec":{"selector":null,"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":null}},
+       "strategy":{}},"status":{}}}
+      """;
+
+  /** Deployments' informer asks for bookmarks (and a streaming list must): their object must decode. */
+  @Test
+  void aDeploymentBookmarkDecodes() {
+    Type event = TypeToken.getParameterized(io.kubernetes.client.util.Watch.Response.class, V1Deployment.class)
+        .getType();
+    Gson strict = new JSON().getGson();
+    if (!LenientJson.isLenient(strict)) {
+      assertThatThrownBy(() -> strict.fromJson(DEPLOYMENT_BOOKMARK, event)).hasMessageContaining("Not a JSON Object");
+    }
+    io.kubernetes.client.util.Watch.Response<V1Deployment> bookmark =
+        LenientJson.create(strict).fromJson(DEPLOYMENT_BOOKMARK, event);
+    assertThat(bookmark.type).isEqualTo("BOOKMARK");
+    assertThat(bookmark.object.getMetadata().getResourceVersion()).isEqualTo("123");
+  }
+
   @Test
   void clientJavasOwnDecodingRejectsAFieldItsModelsLack() {
     Gson strict = new JSON().getGson();

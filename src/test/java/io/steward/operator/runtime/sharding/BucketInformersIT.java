@@ -22,6 +22,7 @@ import io.steward.testing.cluster.TestNamespace;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -53,7 +54,8 @@ class BucketInformersIT {
       }
     }
     String userAgent = "bucket-informers-" + ns;
-    ApiClient client = LocalCluster.clientFor(cluster.kubeconfig(), userAgent).setReadTimeout(0);
+    ApiClient client = LocalCluster.clientFor(cluster.kubeconfigFor(LocalCluster.WATCHES_AUDITED), userAgent)
+        .setReadTimeout(0);
     Informers informers = new Informers(new SharedInformerFactory(client), client, List.of(ns), "steward",
         Duration.ofSeconds(15), new SimpleMeterRegistry(), BucketInformers.UNBUCKETED);
     BucketInformers buckets = new BucketInformers(informers, BUCKETS);
@@ -89,14 +91,22 @@ class BucketInformersIT {
           .containsExactly("update " + nameIn(ns, 1, 0), "update " + nameIn(ns, 3, 0));
       assertThat(configMaps.size()).as("objects counted").isEqualTo(configMaps.list().size());
       assertThat(ours(configMaps)).hasSize(6).noneMatch(name -> BucketHash.bucketOf(ns, name, BUCKETS) == 2);
-      List<String> selectors = cluster.auditLog().entriesAfter(mark, e -> e.fromUserAgentStartingWith(userAgent)
-          && "list".equals(e.verb()) && "configmaps".equals(e.resource())).stream()
-          .map(BucketInformersIT::labelSelector).filter(s -> s.startsWith(BucketHash.LABEL)).toList();
-      assertThat(selectors).as("the bucket selectors listed, as the API server saw them")
-          .containsExactly(BucketHash.LABEL + " in (1,2,3)", BucketHash.LABEL + " in (1,3)");
     } finally {
       informers.stop();
     }
+    // Each group lists with a streaming watch, which the audit log has once it ended.
+    await().atMost(Duration.ofSeconds(30)).until(() -> listedSelectors(cluster, mark, userAgent).size() >= 2);
+    assertThat(listedSelectors(cluster, mark, userAgent)).as("the bucket selectors listed, as the API server saw them")
+        .containsExactly(BucketHash.LABEL + " in (1,2,3)", BucketHash.LABEL + " in (1,3)");
+  }
+
+  /** The bucket selectors of the lists the informers made, streamed or not, in the order received. */
+  private static List<String> listedSelectors(LocalCluster cluster, long mark, String userAgent) {
+    return cluster.auditLog().entriesAfter(mark, e -> e.fromUserAgentStartingWith(userAgent)
+            && "configmaps".equals(e.resource()) && ("list".equals(e.verb())
+            || ("watch".equals(e.verb()) && e.requestUri().contains("sendInitialEvents=true")))).stream()
+        .sorted(Comparator.comparing(AuditLog.Entry::received))
+        .map(BucketInformersIT::labelSelector).filter(s -> s.startsWith(BucketHash.LABEL)).toList();
   }
 
   private static List<String> ours(KindInformer<V1ConfigMap> configMaps) {
