@@ -48,8 +48,7 @@ public final class ApiServerConnection {
       try (Reader reader = Files.newBufferedReader(kubeconfig)) {
         KubeConfig config = KubeConfig.loadKubeConfig(reader);
         config.setFile(kubeconfig.toFile());
-        ClientBuilder builder = ClientBuilder.kubeconfig(config, refresh)
-            .setApiClient(new PrecompiledPatternsApiClient());
+        ClientBuilder builder = ClientBuilder.kubeconfig(config, refresh);
         if (!bearerTokenOnly(config)) {
           return builder.build();
         }
@@ -63,7 +62,7 @@ public final class ApiServerConnection {
     }
     if (Files.isRegularFile(serviceAccountToken)) {
       // Reads the pod's rotated token every minute.
-      return ClientBuilder.cluster().setApiClient(new PrecompiledPatternsApiClient()).build();
+      return ClientBuilder.cluster().build();
     }
     throw new IllegalStateException("No Kubernetes API server configured: set KUBECONFIG or "
         + "steward.kubeconfig to a kubeconfig file, create ~/.kube/config, or run Steward in a pod.");

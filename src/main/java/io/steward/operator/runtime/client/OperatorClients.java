@@ -45,7 +45,7 @@ public final class OperatorClients {
 
     // Same server, TLS material, interceptors (token refresh) and metrics, but no read timeout, and
     // bodies decoded as they stream in (lists of every object of a kind).
-    this.watches = new PrecompiledPatternsApiClient(shared.newBuilder().readTimeout(Duration.ZERO).build());
+    this.watches = new ApiClient(shared.newBuilder().readTimeout(Duration.ZERO).build());
     watches.setBasePath(configured.getBasePath());
     watches.setUserAgent(identity.userAgent());
     for (var entry : configured.getAuthentications().entrySet()) {
