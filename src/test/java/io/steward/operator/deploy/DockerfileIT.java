@@ -135,21 +135,6 @@ class DockerfileIT {
   }
 
   /**
-   * The training run stops once the context is refreshed, before any connection: the archive holds
-   * what a start loads after that too (TLS, HTTP/2, the reconcile's own classes), because the training
-   * run loads the classes {@code ArchiveTraining} lists. Without it none of these is archived.
-   */
-  @Test
-  void theArchiveHoldsTheClassesAStartLoadsOnlyAfterTheRefresh() {
-    ContainerImage.Assembled assembled = assembled();
-    String archived = ContainerImage.run(assembled.command("-XX:+PrintSharedArchiveAndExit"), assembled.app(),
-        Map.of("JAVA_TOOL_OPTIONS", image.javaToolOptions()), WORK.resolve("archived-classes.log"));
-    assertThat(archived.lines().map(String::strip).map(l -> l.replaceFirst("^\\d+: ", "").replaceFirst(" .*", "")).toList())
-        .contains("sun.security.ssl.SSLSocketImpl", "okhttp3.internal.http2.Http2Reader",
-            "io.steward.operator.webapp.Conditions");
-  }
-
-  /**
    * The image starts with the bean definitions Spring AOT prepared for the packaged settings. Sharding
    * on, as the chart sets it, keeps them and gives {@code /actuator/shards}; a setting that selects
    * other beans (here a profile) must not be ignored: it sets them aside, and single-leader mode
