@@ -28,27 +28,14 @@ COPY --from=build /workspace/target/extracted/dependencies/ ./
 COPY --from=build /workspace/target/extracted/spring-boot-loader/ ./
 COPY --from=build /workspace/target/extracted/snapshot-dependencies/ ./
 COPY --from=build /workspace/target/extracted/application/ ./
-# Container-aware JVM: the heap follows the container's memory limit, leaving room for metaspace,
-# thread stacks and buffers; an OutOfMemoryError ends the process so Kubernetes restarts it. C1
-# only, compiling a method after half the usual number of calls (less interpreted code in a first
-# burst), G1 with string deduplication (short pauses with many large WebApps cached) and a small
-# young generation (a burst's short-lived objects are collected sooner rather than growing the heap,
-# which lowers the pod's peak memory at no cost in CPU), a heap that starts at an eighth of the
-# limit (not dozens of collections growing it during start-up) and is given back when mostly free
-# (at rest too: a concurrent collection after half a minute without any), and collector and compiler
-# threads for two CPUs whatever the node has, and no performance-data file (its sampler wakes a
-# thread many times a second for jstat and jps; jcmd <pid> still works): Steward's tuning
-# (charts/steward/values.yaml, jvm.options).
-# (The Helm chart and config/manager set the same JAVA_TOOL_OPTIONS from their own values.)
+# The heap follows the container's memory limit; an OutOfMemoryError ends the process so Kubernetes
+# restarts it. The rest is Steward's tuning, the same as the chart's jvm.options: what each option is
+# for is in docs/performance.md.
 ENV JAVA_TOOL_OPTIONS="-XX:MaxRAMPercentage=50 -XX:+ExitOnOutOfMemoryError -XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.5 -XX:+UseG1GC -XX:MaxNewSize=24m -XX:+UseStringDeduplication -XX:InitialRAMPercentage=12 -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=20 -XX:G1PeriodicGCInterval=30000 -XX:ParallelGCThreads=2 -XX:ConcGCThreads=1 -XX:CICompilerCount=2 -XX:-UsePerfData"
-# Class-data sharing (Spring Boot's recipe): a training run that stops once the application context
-# is refreshed archives the classes it loaded, and every start maps them instead of loading and
-# verifying them again, which halves start-up. Nothing connects to an API server before the context
-# is refreshed, so a kubeconfig pointing nowhere will do. The archive belongs to this JRE and this
-# class path; should they ever differ, the JVM starts without it. Both the training run and the
-# ENTRYPOINT use the bean definitions Spring AOT wrote into the jar (spring.aot.enabled), which
-# spares parsing configuration classes and evaluating their conditions at every start; Steward sets
-# them aside by itself when the environment selects other beans (PreparedBeanSet).
+# Class-data sharing (Spring Boot's recipe): a training run that stops once the context is refreshed
+# archives the classes it loaded, so every start maps them instead of loading them. Nothing connects
+# before the refresh, so a kubeconfig pointing nowhere will do. Both runs use Spring AOT's bean
+# definitions (docs/architecture.md, "Pieces written by hand").
 RUN --mount=type=bind,source=src/main/docker/cds-training.kubeconfig,target=/tmp/cds-training.kubeconfig \
     KUBECONFIG=/tmp/cds-training.kubeconfig java -XX:ArchiveClassesAtExit=steward.jsa -Xlog:cds=error \
       -Dspring.aot.enabled=true -Dspring.context.exit=onRefresh -jar steward.jar

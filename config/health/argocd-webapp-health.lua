@@ -1,5 +1,5 @@
 -- Argo CD health check for steward.io/WebApp. Install it under resource.customizations in the
--- argocd-cm ConfigMap (key "resource.customizations.health.steward.io_WebApp"); see the README.
+-- argocd-cm ConfigMap (key "resource.customizations.health.steward.io_WebApp"); see docs/operations.md#reading-a-webapps-status.
 -- It reads the same conditions kstatus reads: Stalled=True fails fast, Reconciling=True or a status
 -- behind the spec's generation is still under way, Ready=True is healthy.
 local hs = { status = "Progressing", message = "Waiting for Steward to report the WebApp's status" }

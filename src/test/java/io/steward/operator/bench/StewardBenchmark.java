@@ -66,7 +66,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Steward against the API server's own ceiling, side by side in one run on one API-shape local
  * cluster (etcd + kube-apiserver, no controllers), the operator being the built jar in a child JVM
- * with the Helm chart's JVM settings. See issue 6 and PERFORMANCE in the README.
+ * with the Helm chart's JVM settings. See docs/performance.md.
  *
  * <ol>
  *   <li>Ceiling: Steward's own writes per WebApp (create Deployment, create Service, merge-patch

@@ -51,7 +51,7 @@ class KustomizeIT {
     Path dir = Path.of("target", "deploy-it", ns, "kustomize").toAbsolutePath();
     Files.createDirectories(dir);
     // An overlay of config/default, as a user would write one: another namespace, unique names, and
-    // (as the README says) config/default's replacements repeated, so the fence and the FlowSchema
+    // (as docs/operations.md says) config/default's replacements repeated, so the fence and the FlowSchema
     // name the renamed ServiceAccount.
     Map<String, Object> base = new Yaml().load(Files.readString(DEFAULT.resolve("kustomization.yaml")));
     Map<String, Object> kustomization = new LinkedHashMap<>();

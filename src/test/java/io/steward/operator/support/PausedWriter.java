@@ -12,7 +12,7 @@ import java.util.Optional;
  * The one write a replica frozen by SIGSTOP may still send once resumed, read from the audit log.
  * A thread that had passed the write fence's check and not yet handed its request to the socket when
  * the process froze sends it the moment the process runs again: no check in the client can take that
- * back (README, "What the local guard cannot do"; in a pod the server-side fence refuses it, unless it
+ * back (docs/fencing.md, "What the local guard cannot do"; in a pod the server-side fence refuses it, unless it
  * is an Event, which that fence leaves alone). Such a write is the first the replica sends after
  * SIGCONT, and it arrives at once. Every other write after its term is one the fence let through.
  */
